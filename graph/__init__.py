@@ -1,0 +1,1 @@
+"""The agent: settings, resources, graph builder, server entry and the ``palace`` CLI."""

@@ -1,0 +1,186 @@
+"""Turn settings into live stores: external services by URL, embedded ones when a URL is unset.
+
+Everything is opened lazily on first use and closed by :meth:`Resources.close` (only what was opened here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from langchain_core.embeddings import Embeddings
+from psycopg_pool import ConnectionPool
+from qdrant_client import QdrantClient
+
+from graph.settings import Settings
+from memory import postgres
+from memory.embedded import EmbeddedPostgres, EmbeddedRedis, LocalQdrant, ServiceStatus
+from memory.embeddings import make_embeddings, vector_size
+from memory.errors import ServiceUnavailableError, one_line, redact_url
+from memory.long_term import LongTermMemory, describe_qdrant
+from memory.postgres import TaskStore, UsageLedger
+from memory.short_term import ShortTermMemory, STMConfig
+
+
+def stm_config(settings: Settings) -> STMConfig:
+    return STMConfig(
+        prefix=settings.key_prefix, ttl_s=settings.stm_ttl_s, archive_threshold=settings.stm_archive_threshold,
+        archive_batch=settings.stm_archive_batch, lease_s=settings.stm_archive_lease_s,
+        pending_ttl_s=settings.stm_pending_ttl_s, window=settings.stm_window,
+        max_message_chars=settings.max_message_chars, max_id_length=settings.max_id_length,
+    )
+
+
+def redis_url(settings: Settings) -> str:
+    """The configured Redis URL, or the embedded server's (started if needed)."""
+    return settings.redis_url or EmbeddedRedis(settings.data_dir).ensure()
+
+
+def database_url(settings: Settings) -> str:
+    """The configured PostgreSQL URL, or the embedded server's (started if needed)."""
+    return settings.database_url or EmbeddedPostgres(settings.data_dir).ensure()
+
+
+def connect_redis(url: str, timeout_s: float) -> redis.Redis:
+    """A client that has answered PING, or :class:`ServiceUnavailableError` naming the URL."""
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+    except ValueError as exc:
+        raise ServiceUnavailableError("Redis", url, f"invalid URL: {exc}") from exc
+    try:
+        client.ping()
+    except (redis.RedisError, OSError) as exc:
+        client.close()
+        raise ServiceUnavailableError("Redis", url, str(exc) or type(exc).__name__,
+                                      fix="start Redis or set PALACE_REDIS_URL") from exc
+    return client
+
+
+def connect_qdrant(settings: Settings) -> QdrantClient:
+    """A client for the configured Qdrant server, or local mode under the data directory."""
+    if not settings.qdrant_url:
+        client: QdrantClient = LocalQdrant(settings.data_dir).open(wait_s=settings.qdrant_lock_wait_s)
+        return client
+    key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+    try:
+        client = QdrantClient(url=settings.qdrant_url, api_key=key, timeout=int(max(1, settings.service_timeout_s)))
+        client.get_collections()
+    except Exception as exc:  # qdrant-client raises httpx, grpc and its own errors for an unreachable server
+        raise ServiceUnavailableError("Qdrant", settings.qdrant_url, one_line(exc),
+                                      fix="start Qdrant or fix PALACE_QDRANT_URL") from exc
+    return client
+
+
+@dataclass
+class Resources:
+    """The stores of one process, opened on first use."""
+
+    settings: Settings
+    _redis: redis.Redis | None = None
+    _pool: ConnectionPool[Any] | None = None
+    _qdrant: QdrantClient | None = None
+    _embeddings: Embeddings | None = None
+    _opened: list[Any] = field(default_factory=list)
+
+    @property
+    def redis(self) -> redis.Redis:
+        if self._redis is None:
+            self._redis = connect_redis(redis_url(self.settings), self.settings.service_timeout_s)
+            self._opened.append(self._redis)
+        return self._redis
+
+    @property
+    def pool(self) -> ConnectionPool[Any]:
+        if self._pool is None:
+            s = self.settings
+            self._pool = postgres.open_pool(database_url(s), min_size=s.pg_pool_min_size,
+                                            max_size=s.pg_pool_max_size, timeout_s=s.service_timeout_s)
+            self._opened.append(self._pool)
+            postgres.setup(self._pool)
+        return self._pool
+
+    @property
+    def qdrant(self) -> QdrantClient:
+        if self._qdrant is None:
+            self._qdrant = connect_qdrant(self.settings)
+            self._opened.append(self._qdrant)
+        return self._qdrant
+
+    @property
+    def embeddings(self) -> Embeddings:
+        if self._embeddings is None:
+            s = self.settings
+            self._embeddings = make_embeddings(
+                s.embedding_model, base_url=s.embedding_base_url,
+                api_key=s.embedding_api_key.get_secret_value() if s.embedding_api_key else None)
+        return self._embeddings
+
+    def short_term(self) -> ShortTermMemory:
+        return ShortTermMemory(self.redis, stm_config(self.settings))
+
+    def long_term(self) -> LongTermMemory:
+        ltm = LongTermMemory(self.qdrant, self.settings.qdrant_collection, max_id_length=self.settings.max_id_length,
+                             max_text_chars=self.settings.max_message_chars)
+        ltm.setup(vector_size(self.embeddings))
+        return ltm
+
+    def tasks(self) -> TaskStore:
+        return TaskStore(self.pool, max_id_length=self.settings.max_id_length)
+
+    def ledger(self) -> UsageLedger:
+        return UsageLedger(self.pool, max_id_length=self.settings.max_id_length)
+
+    def close(self) -> None:
+        while self._opened:
+            self._opened.pop().close()
+        self._redis = self._pool = self._qdrant = None
+
+    def __enter__(self) -> Resources:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def services_status(settings: Settings) -> list[ServiceStatus]:
+    """What runs where, each checked live (nothing is started)."""
+    out: list[ServiceStatus] = []
+    if settings.redis_url:
+        try:
+            connect_redis(settings.redis_url, settings.service_timeout_s).close()
+            out.append(ServiceStatus("Redis", "external", redact_url(settings.redis_url), True))
+        except ServiceUnavailableError as exc:
+            out.append(ServiceStatus("Redis", "external", redact_url(settings.redis_url), False, detail=exc.reason))
+    else:
+        out.append(EmbeddedRedis(settings.data_dir).status())
+    if settings.database_url:
+        try:
+            postgres.open_pool(settings.database_url, min_size=1, max_size=1,
+                               timeout_s=settings.service_timeout_s).close()
+            out.append(ServiceStatus("PostgreSQL", "external", redact_url(settings.database_url), True))
+        except ServiceUnavailableError as exc:
+            out.append(ServiceStatus("PostgreSQL", "external", redact_url(settings.database_url), False,
+                                     detail=exc.reason))
+    else:
+        out.append(EmbeddedPostgres(settings.data_dir).status())
+    if settings.qdrant_url:
+        try:
+            client = connect_qdrant(settings)
+            out.append(ServiceStatus("Qdrant", "external", describe_qdrant(client), True))
+            client.close()
+        except ServiceUnavailableError as exc:
+            out.append(ServiceStatus("Qdrant", "external", settings.qdrant_url, False, detail=exc.reason))
+    else:
+        out.append(LocalQdrant(settings.data_dir).status())
+    return out
+
+
+def stop_services(settings: Settings) -> list[str]:
+    """Stop the embedded services of ``settings.data_dir``; returns the names of those that were stopped."""
+    stopped = []
+    if EmbeddedRedis(settings.data_dir).stop():
+        stopped.append("Redis")
+    if EmbeddedPostgres(settings.data_dir).stop():
+        stopped.append("PostgreSQL")
+    return stopped

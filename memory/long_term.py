@@ -1,0 +1,328 @@
+"""Long-term semantic memory in Qdrant (DESIGN.md "Long-term memory").
+
+Every read and write is scoped to one ``user_id``: searches filter on it, and point-level operations check it,
+so one user can never see or change another's memories. Point ids are deterministic (uuid5 of the user and a
+caller-chosen key), so a retried write lands on the same point instead of adding a duplicate.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
+from memory.validation import check_id, check_text
+
+Status = Literal["active", "superseded", "disputed"]
+STATUSES: tuple[Status, ...] = ("active", "superseded", "disputed")
+_NAMESPACE = uuid.UUID("5b0c7c52-4f8e-4d3e-9c55-6d656d6f7279")
+_INDEXES: dict[str, models.PayloadSchemaType] = {
+    "timestamp": models.PayloadSchemaType.INTEGER,
+    "event_time": models.PayloadSchemaType.INTEGER,
+    "status": models.PayloadSchemaType.KEYWORD,
+    "session_id": models.PayloadSchemaType.KEYWORD,
+    "source": models.PayloadSchemaType.KEYWORD,
+    "origin": models.PayloadSchemaType.KEYWORD,
+}
+
+
+def memory_id(user_id: str, key: str) -> str:
+    """The deterministic point id of the memory ``key`` of ``user_id``."""
+    return str(uuid.uuid5(_NAMESPACE, f"{user_id}\x1f{key}"))
+
+
+class Memory(BaseModel):
+    """One long-term memory: the point payload of DESIGN.md plus its id."""
+
+    id: str
+    text: str
+    detail: str = ""
+    user_id: str
+    session_id: str
+    timestamp: int = Field(description="ms since epoch, when recorded")
+    event_time: int | None = Field(default=None, description="ms since epoch, when it happened")
+    decay_weight: float = 1.0
+    ref_count: int = 0
+    last_accessed: int | None = None
+    status: Status = "active"
+    invalid_at: int | None = None
+    superseded_by: str | None = None
+    source: list[str] = Field(default_factory=list)
+    origin: str = Field(default="", description='what wrote it, e.g. "archive:<first entry id>" or "turn:<id>"')
+
+    def payload(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"id"})
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A half-open window [start_ms, end_ms) in ms since the epoch."""
+
+    start_ms: int
+    end_ms: int
+
+    def __post_init__(self) -> None:
+        if self.end_ms <= self.start_ms:
+            raise InvalidInputError(f"time window ends ({self.end_ms}) before it starts ({self.start_ms})")
+
+
+@dataclass(frozen=True)
+class Hit:
+    memory: Memory
+    cosine: float
+
+
+def describe_qdrant(client: QdrantClient) -> str:
+    inner = getattr(client, "_client", None)
+    location = getattr(inner, "location", None)
+    if location:
+        return f"local:{location}"
+    rest = getattr(inner, "rest_uri", None)
+    return str(rest or "qdrant")
+
+
+def is_local(client: QdrantClient) -> bool:
+    return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
+
+
+@contextmanager
+def qdrant_unavailable(client: QdrantClient) -> Iterator[None]:
+    try:
+        yield
+    except (ResponseHandlingException, ConnectionError, OSError) as exc:
+        raise ServiceUnavailableError("Qdrant", describe_qdrant(client), str(exc) or type(exc).__name__,
+                                      fix="start Qdrant or check PALACE_QDRANT_URL") from exc
+    except UnexpectedResponse as exc:
+        raise ServiceUnavailableError("Qdrant", describe_qdrant(client), f"HTTP {exc.status_code}: {exc.content!r}")
+
+
+class LongTermMemory:
+    """Qdrant adapter for one collection. Takes an injected client and never closes it."""
+
+    def __init__(self, client: QdrantClient, collection: str = "memories", *, max_id_length: int = 128,
+                 max_text_chars: int = 20_000) -> None:
+        self.client = client
+        self.collection = collection
+        self.max_id_length = max_id_length
+        self.max_text_chars = max_text_chars
+
+    # --- setup ---------------------------------------------------------------------------------------
+    def setup(self, vector_size: int) -> None:
+        """Create the collection (cosine, ``vector_size``) and its payload indexes if missing; check the size."""
+        with qdrant_unavailable(self.client):
+            if not self.client.collection_exists(self.collection):
+                self.client.create_collection(
+                    self.collection,
+                    vectors_config=models.VectorParams(size=vector_size, distance=models.Distance.COSINE),
+                )
+                self._create_indexes()
+            info = self.client.get_collection(self.collection)
+        params = info.config.params.vectors
+        size = params.size if isinstance(params, models.VectorParams) else None
+        if size != vector_size:
+            raise InvalidInputError(
+                f"collection {self.collection!r} holds {size}-dimensional vectors but the embedder gives "
+                f"{vector_size}: use another PALACE_QDRANT_COLLECTION or the embedder it was built with"
+            )
+
+    def _create_indexes(self) -> None:
+        if is_local(self.client):
+            return  # local mode ignores payload indexes (and warns about each); its filters run in Python
+        self.client.create_payload_index(
+            self.collection, "user_id",
+            field_schema=models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+        )
+        for name, schema in _INDEXES.items():
+            self.client.create_payload_index(self.collection, name, field_schema=schema)
+
+    # --- writes --------------------------------------------------------------------------------------
+    def upsert(self, memories: Sequence[Memory], vectors: Sequence[Sequence[float]]) -> None:
+        """Insert or replace memories (same id: same point). Waits until Qdrant has applied the write."""
+        if len(memories) != len(vectors):
+            raise InvalidInputError(f"{len(memories)} memories but {len(vectors)} vectors")
+        for m in memories:
+            self._check_memory(m)
+        points = [models.PointStruct(id=m.id, vector=list(v), payload=m.payload()) for m, v in zip(memories, vectors)]
+        if points:
+            with qdrant_unavailable(self.client):
+                self.client.upsert(self.collection, points=points, wait=True)
+
+    def _check_memory(self, m: Memory) -> None:
+        check_id("user id", m.user_id, max_length=self.max_id_length)
+        check_id("session id", m.session_id, max_length=self.max_id_length)
+        check_text("memory text", m.text, max_chars=self.max_text_chars)
+        try:
+            uuid.UUID(m.id)
+        except ValueError as exc:
+            raise InvalidInputError(f"memory id {m.id!r} is not a UUID") from exc
+
+    def bump_refs(self, user_id: str, ids: Sequence[str], now_ms: int) -> int:
+        """Count one more use of each memory of ``user_id`` in ``ids``; returns how many were updated."""
+        updated = 0
+        for memory in self.get(user_id, ids):
+            with qdrant_unavailable(self.client):
+                self.client.set_payload(self.collection, {"ref_count": memory.ref_count + 1, "last_accessed": now_ms},
+                                        points=[memory.id], wait=True)
+            updated += 1
+        return updated
+
+    def set_status(self, user_id: str, memory_id_: str, status: Status, now_ms: int) -> Memory:
+        """Change the status of one memory of ``user_id`` (e.g. confirm a disputed one)."""
+        if status not in STATUSES:
+            raise InvalidInputError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+        memory = self._get_one(user_id, memory_id_)
+        changes: dict[str, Any] = {"status": status}
+        changes["invalid_at"] = now_ms if status == "superseded" else None
+        with qdrant_unavailable(self.client):
+            self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
+        return memory.model_copy(update=changes)
+
+    def supersede(self, user_id: str, old_id: str, new_id: str | None, now_ms: int) -> Memory:
+        """Mark a memory as replaced (kept, with ``invalid_at``), optionally naming its successor."""
+        memory = self._get_one(user_id, old_id)
+        changes: dict[str, Any] = {"status": "superseded", "invalid_at": now_ms, "superseded_by": new_id}
+        with qdrant_unavailable(self.client):
+            self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
+        return memory.model_copy(update=changes)
+
+    def set_weight(self, user_id: str, memory_id_: str, weight: float) -> Memory:
+        """Set the decay weight (2.0: the user marked it important)."""
+        if not weight > 0:
+            raise InvalidInputError(f"decay weight must be > 0, got {weight}")
+        memory = self._get_one(user_id, memory_id_)
+        with qdrant_unavailable(self.client):
+            self.client.set_payload(self.collection, {"decay_weight": weight}, points=[memory.id], wait=True)
+        return memory.model_copy(update={"decay_weight": weight})
+
+    def delete_ids(self, user_id: str, ids: Sequence[str]) -> int:
+        """Delete memories of ``user_id`` by id; ids of other users are ignored. Returns how many went."""
+        owned = [m.id for m in self.get(user_id, ids)]
+        if owned:
+            with qdrant_unavailable(self.client):
+                self.client.delete(self.collection, points_selector=models.PointIdsList(points=owned), wait=True)
+        return len(owned)
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every memory of ``user_id``. Returns how many went."""
+        return self._delete_where(self._user_filter(user_id))
+
+    def delete_by_source(self, user_id: str, sources: Sequence[str]) -> int:
+        """Delete the memories of ``user_id`` derived from any of ``sources`` (short-term entry or turn ids)."""
+        if not sources:
+            return 0
+        flt = self._user_filter(user_id, models.FieldCondition(key="source", match=models.MatchAny(any=list(sources))))
+        return self._delete_where(flt)
+
+    def delete_by_origin(self, user_id: str, origin: str) -> int:
+        """Delete the memories of ``user_id`` written by one origin (one archive batch, one turn)."""
+        if not origin:
+            raise InvalidInputError("origin is empty")
+        return self._delete_where(self._user_filter(
+            user_id, models.FieldCondition(key="origin", match=models.MatchValue(value=origin))))
+
+    def _delete_where(self, flt: models.Filter) -> int:
+        with qdrant_unavailable(self.client):
+            count = self.client.count(self.collection, count_filter=flt, exact=True).count
+            if count:
+                self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+        return count
+
+    # --- reads ---------------------------------------------------------------------------------------
+    def search(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        *,
+        limit: int = 20,
+        window: TimeWindow | None = None,
+        statuses: Sequence[Status] = ("active",),
+    ) -> list[Hit]:
+        """The ``limit`` memories of ``user_id`` nearest to ``vector`` (cosine), optionally inside ``window``.
+
+        A memory is inside the window if its ``event_time`` is, or, having no ``event_time``, its ``timestamp`` is.
+        """
+        if limit <= 0:
+            raise InvalidInputError(f"search limit must be > 0, got {limit}")
+        flt = self._search_filter(user_id, window, statuses)
+        with qdrant_unavailable(self.client):
+            response = self.client.query_points(self.collection, query=list(vector), query_filter=flt, limit=limit,
+                                                with_payload=True)
+        return [Hit(memory=self._to_memory(p.id, p.payload), cosine=float(p.score)) for p in response.points]
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
+        """The memories of ``user_id`` among ``ids`` (unknown ids and other users' ids are left out)."""
+        check_id("user id", user_id, max_length=self.max_id_length)
+        valid = [i for i in ids if _is_uuid(i)]
+        if not valid:
+            return []
+        with qdrant_unavailable(self.client):
+            records = self.client.retrieve(self.collection, ids=valid, with_payload=True)
+        memories = [self._to_memory(r.id, r.payload) for r in records]
+        return [m for m in memories if m.user_id == user_id]
+
+    def _get_one(self, user_id: str, memory_id_: str) -> Memory:
+        found = self.get(user_id, [memory_id_])
+        if not found:
+            raise NotFoundError(f"no memory {memory_id_!r} for user {user_id!r}")
+        return found[0]
+
+    def scroll(self, user_id: str, *, statuses: Sequence[Status] = STATUSES, batch: int = 256) -> Iterator[Memory]:
+        """Every memory of ``user_id`` (in id order), for listing and export."""
+        flt = self._search_filter(user_id, None, statuses)
+        offset: Any = None
+        while True:
+            with qdrant_unavailable(self.client):
+                records, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=batch, offset=offset,
+                                                     with_payload=True)
+            for r in records:
+                yield self._to_memory(r.id, r.payload)
+            if offset is None:
+                return
+
+    def count(self, user_id: str, *, statuses: Sequence[Status] = STATUSES) -> int:
+        with qdrant_unavailable(self.client):
+            return self.client.count(self.collection, count_filter=self._search_filter(user_id, None, statuses),
+                                     exact=True).count
+
+    # --- filters -------------------------------------------------------------------------------------
+    def _user_filter(self, user_id: str, *extra: models.Condition) -> models.Filter:
+        check_id("user id", user_id, max_length=self.max_id_length)
+        return models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
+                                   *extra])
+
+    def _search_filter(self, user_id: str, window: TimeWindow | None, statuses: Sequence[Status]) -> models.Filter:
+        bad = [s for s in statuses if s not in STATUSES]
+        if bad or not statuses:
+            raise InvalidInputError(f"statuses must be a non-empty subset of {', '.join(STATUSES)}, got {statuses!r}")
+        conditions: list[models.Condition] = [
+            models.FieldCondition(key="status", match=models.MatchAny(any=list(statuses)))
+        ]
+        if window is not None:
+            span = models.Range(gte=window.start_ms, lt=window.end_ms)
+            conditions.append(models.Filter(should=[
+                models.FieldCondition(key="event_time", range=span),
+                models.Filter(must=[
+                    models.IsEmptyCondition(is_empty=models.PayloadField(key="event_time")),
+                    models.FieldCondition(key="timestamp", range=span),
+                ]),
+            ]))
+        return self._user_filter(user_id, *conditions)
+
+    @staticmethod
+    def _to_memory(point_id: Any, payload: dict[str, Any] | None) -> Memory:
+        return Memory(id=str(point_id), **(payload or {}))
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,254 @@
+"""PostgreSQL connection pool, migrations, task state and token ledger (sync front end over psycopg_pool)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+import psycopg
+from psycopg.rows import TupleRow
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+from pydantic import BaseModel
+
+from memory import pg_base as sql
+from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
+from memory.validation import check_id, check_text
+
+TaskStatus = Literal["active", "completed", "cancelled"]
+GroupBy = Literal["day", "session", "node", "model"]
+
+
+def open_pool(url: str, *, min_size: int = 1, max_size: int = 5, timeout_s: float = 5.0) -> ConnectionPool[Any]:
+    """Open a pool and wait until one connection works; a clear :class:`ServiceUnavailableError` otherwise."""
+    pool: ConnectionPool[Any] = ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,
+                                               kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout_s))},
+                                               open=False, name="palace")
+    try:
+        pool.open(wait=True, timeout=timeout_s)
+    except (PoolTimeout, psycopg.OperationalError) as exc:
+        pool.close()
+        reason = _last_connect_error(url) or str(exc)
+        raise ServiceUnavailableError("PostgreSQL", url, reason, fix="start PostgreSQL or set PALACE_DATABASE_URL"
+                                      ) from exc
+    return pool
+
+
+def _last_connect_error(url: str) -> str | None:
+    # PoolTimeout says only "couldn't get a connection"; one direct attempt tells the user why.
+    try:
+        psycopg.connect(url, connect_timeout=2).close()
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return None
+
+
+@contextmanager
+def pg_unavailable(url: str) -> Iterator[None]:
+    try:
+        yield
+    except (PoolTimeout, psycopg.OperationalError) as exc:
+        raise ServiceUnavailableError("PostgreSQL", url, str(exc), fix="check that PostgreSQL is running") from exc
+
+
+def setup(pool: ConnectionPool[Any]) -> int:
+    """Apply pending migrations; returns the schema version now in force."""
+    with pool.connection() as conn, conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (sql.MIGRATION_LOCK_ID,))
+        conn.execute(sql.MIGRATIONS[0])
+        row = conn.execute(sql.SELECT_VERSION).fetchone()
+        current = int(row[0]) if row else -1
+        for version in range(max(current + 1, 1), len(sql.MIGRATIONS)):
+            conn.execute(sql.MIGRATIONS[version])
+            conn.execute(sql.RECORD_VERSION, (version,))
+        if current < 0:
+            conn.execute(sql.RECORD_VERSION, (0,))
+    return len(sql.MIGRATIONS) - 1
+
+
+class TaskEvent(BaseModel):
+    event: str
+    from_step: int | None
+    to_step: int | None
+    note: str | None
+    at: datetime
+
+
+class Task(BaseModel):
+    id: str
+    user_id: str
+    session_id: str
+    title: str
+    steps: list[str]
+    current_step: int  # how many steps are done: 0 = not started, len(steps) = all done
+    status: TaskStatus
+    created_at: datetime
+    updated_at: datetime
+    history: list[TaskEvent] = []
+
+    @property
+    def progress(self) -> str:
+        """E.g. "step 2 of 4: manager approval"."""
+        if self.status != "active" or self.current_step >= len(self.steps):
+            return f"{self.status}, {self.current_step} of {len(self.steps)} steps done"
+        return f"step {self.current_step + 1} of {len(self.steps)}: {self.steps[self.current_step]}"
+
+
+def _task(row: TupleRow) -> Task:
+    return Task(id=str(row[0]), user_id=row[1], session_id=row[2], title=row[3], steps=list(row[4]),
+                current_step=row[5], status=row[6], created_at=row[7], updated_at=row[8])
+
+
+class TaskStore:
+    """Multi-step task state keyed by user and session, with a history of step changes."""
+
+    def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128, max_text_chars: int = 2_000) -> None:
+        self.pool = pool
+        self.max_id_length = max_id_length
+        self.max_text_chars = max_text_chars
+
+    def _uid(self, user_id: str) -> str:
+        return check_id("user id", user_id, max_length=self.max_id_length)
+
+    @staticmethod
+    def _task_id(task_id: str) -> uuid.UUID:
+        try:
+            return uuid.UUID(str(task_id))
+        except ValueError as exc:
+            raise NotFoundError(f"no task {task_id!r}") from exc
+
+    def create(self, user_id: str, session_id: str, title: str, steps: Sequence[str]) -> Task:
+        self._uid(user_id)
+        check_id("session id", session_id, max_length=self.max_id_length)
+        check_text("task title", title, max_chars=self.max_text_chars)
+        if not steps:
+            raise InvalidInputError("a task needs at least one step")
+        for step in steps:
+            check_text("task step", step, max_chars=self.max_text_chars)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn, conn.transaction():
+            row = conn.execute(sql.INSERT_TASK, (uuid.uuid4(), user_id, session_id, title, Jsonb(list(steps)))
+                               ).fetchone()
+            assert row is not None
+            task = _task(row)
+            conn.execute(sql.INSERT_EVENT, (task.id, "created", None, 0, None))
+        return task
+
+    def get(self, user_id: str, task_id: str, *, history: bool = False) -> Task:
+        self._uid(user_id)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            row = conn.execute(sql.SELECT_TASK, (self._task_id(task_id), user_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
+            task = _task(row)
+            if history:
+                events = conn.execute(sql.SELECT_EVENTS, (task.id,)).fetchall()
+                task.history = [TaskEvent(event=e[0], from_step=e[1], to_step=e[2], note=e[3], at=e[4])
+                                for e in events]
+        return task
+
+    def list_tasks(self, user_id: str, *, session_id: str | None = None, status: TaskStatus | None = None) -> list[Task]:
+        self._uid(user_id)
+        params: list[Any] = [user_id]
+        if session_id is not None:
+            params.append(check_id("session id", session_id, max_length=self.max_id_length))
+        if status is not None:
+            params.append(status)
+        query = sql.select_tasks(session=session_id is not None, status=status is not None)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            return [_task(r) for r in conn.execute(query, params).fetchall()]
+
+    def advance(self, user_id: str, task_id: str, *, note: str | None = None, expected_step: int | None = None) -> Task:
+        """Mark the current step done. ``expected_step`` makes a retry safe: it must match the step now in force.
+
+        Concurrent calls serialise on the row lock, so no step is ever skipped or done twice.
+        """
+        return self._change(user_id, task_id, "advanced", note, expected_step)
+
+    def complete(self, user_id: str, task_id: str, *, note: str | None = None) -> Task:
+        return self._change(user_id, task_id, "completed", note, None)
+
+    def cancel(self, user_id: str, task_id: str, *, note: str | None = None) -> Task:
+        return self._change(user_id, task_id, "cancelled", note, None)
+
+    def _change(self, user_id: str, task_id: str, event: str, note: str | None, expected: int | None) -> Task:
+        self._uid(user_id)
+        if note is not None:
+            check_text("note", note, max_chars=self.max_text_chars)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn, conn.transaction():
+            row = conn.execute(sql.SELECT_TASK_FOR_UPDATE, (self._task_id(task_id), user_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
+            task = _task(row)
+            if task.status != "active":
+                raise InvalidInputError(f"task {task.id} is {task.status}; only active tasks change")
+            if expected is not None and expected != task.current_step:
+                raise InvalidInputError(f"task {task.id} is at step {task.current_step}, not {expected}")
+            step, status = task.current_step, task.status
+            if event == "advanced":
+                step = min(step + 1, len(task.steps))
+                status = "completed" if step == len(task.steps) else "active"
+            elif event == "completed":
+                step, status = len(task.steps), "completed"
+            else:
+                status = "cancelled"
+            new = conn.execute(sql.UPDATE_TASK, (step, status, task.id, user_id)).fetchone()
+            assert new is not None
+            conn.execute(sql.INSERT_EVENT, (task.id, event, task.current_step, step, note))
+        return _task(new)
+
+    def delete_user(self, user_id: str) -> int:
+        self._uid(user_id)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            return conn.execute(sql.DELETE_USER_TASKS, (user_id,)).rowcount
+
+
+class UsageRow(BaseModel):
+    key: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: Decimal
+
+
+class UsageLedger:
+    """Every LLM call's tokens and cost, summarised per day / session / node / model."""
+
+    def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128) -> None:
+        self.pool = pool
+        self.max_id_length = max_id_length
+
+    def record(self, user_id: str, session_id: str, node: str, model: str, prompt_tokens: int,
+               completion_tokens: int, cost_usd: float | Decimal = 0) -> None:
+        check_id("user id", user_id, max_length=self.max_id_length)
+        check_id("session id", session_id, max_length=self.max_id_length)
+        check_text("node", node, max_chars=200)
+        check_text("model", model, max_chars=200)
+        for name, value in (("prompt tokens", prompt_tokens), ("completion tokens", completion_tokens)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+        cost = Decimal(str(cost_usd))
+        if not cost.is_finite() or cost < 0:
+            raise InvalidInputError(f"cost must be a non-negative number, got {cost_usd!r}")
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            conn.execute(sql.INSERT_USAGE, (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost))
+
+    def summary(self, group_by: GroupBy, *, user_id: str | None = None) -> list[UsageRow]:
+        if group_by not in sql.USAGE_GROUPS:
+            raise InvalidInputError(f"group by must be one of {', '.join(sql.USAGE_GROUPS)}, got {group_by!r}")
+        params: list[Any] = []
+        if user_id is not None:
+            params.append(check_id("user id", user_id, max_length=self.max_id_length))
+        query = sql.usage_summary_sql(group_by, user=user_id is not None)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            rows = conn.execute(query, params).fetchall()
+        return [UsageRow(key=str(r[0]), calls=r[1], prompt_tokens=r[2], completion_tokens=r[3], cost_usd=r[4])
+                for r in rows]
+
+    def delete_user(self, user_id: str) -> int:
+        check_id("user id", user_id, max_length=self.max_id_length)
+        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+            return conn.execute(sql.DELETE_USER_USAGE, (user_id,)).rowcount

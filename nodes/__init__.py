@@ -1,0 +1,1 @@
+"""One module per graph node (recall, respond, fact_check, write, archive)."""
