@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -71,7 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_library_loggers() -> None:
+    # psycopg_pool logs every failed connection attempt as a warning; the CLI reports the failure in one line.
+    logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _quiet_library_loggers()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -74,4 +74,4 @@ class Settings(BaseSettings):
 
 def get_settings(**overrides: object) -> Settings:
     """Read the settings from the environment now; keyword overrides win (used by the CLI and tests)."""
-    return Settings(**overrides)  # type: ignore[arg-type]  # pydantic-settings accepts field names as kwargs
+    return Settings.model_validate(overrides) if overrides else Settings()

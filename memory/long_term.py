@@ -100,7 +100,8 @@ def qdrant_unavailable(client: QdrantClient) -> Iterator[None]:
         raise ServiceUnavailableError("Qdrant", describe_qdrant(client), str(exc) or type(exc).__name__,
                                       fix="start Qdrant or check PALACE_QDRANT_URL") from exc
     except UnexpectedResponse as exc:
-        raise ServiceUnavailableError("Qdrant", describe_qdrant(client), f"HTTP {exc.status_code}: {exc.content!r}")
+        raise ServiceUnavailableError("Qdrant", describe_qdrant(client),
+                                      f"HTTP {exc.status_code}: {exc.content!r}") from exc
 
 
 class LongTermMemory:
@@ -149,7 +150,8 @@ class LongTermMemory:
             raise InvalidInputError(f"{len(memories)} memories but {len(vectors)} vectors")
         for m in memories:
             self._check_memory(m)
-        points = [models.PointStruct(id=m.id, vector=list(v), payload=m.payload()) for m, v in zip(memories, vectors)]
+        points = [models.PointStruct(id=m.id, vector=list(v), payload=m.payload())
+                  for m, v in zip(memories, vectors, strict=True)]
         if points:
             with qdrant_unavailable(self.client):
                 self.client.upsert(self.collection, points=points, wait=True)
@@ -203,7 +205,7 @@ class LongTermMemory:
 
     def delete_ids(self, user_id: str, ids: Sequence[str]) -> int:
         """Delete memories of ``user_id`` by id; ids of other users are ignored. Returns how many went."""
-        owned = [m.id for m in self.get(user_id, ids)]
+        owned: list[models.ExtendedPointId] = [m.id for m in self.get(user_id, ids)]
         if owned:
             with qdrant_unavailable(self.client):
                 self.client.delete(self.collection, points_selector=models.PointIdsList(points=owned), wait=True)
@@ -259,7 +261,7 @@ class LongTermMemory:
     def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
         """The memories of ``user_id`` among ``ids`` (unknown ids and other users' ids are left out)."""
         check_id("user id", user_id, max_length=self.max_id_length)
-        valid = [i for i in ids if _is_uuid(i)]
+        valid = [i for i in dict.fromkeys(ids) if _is_uuid(i)]
         if not valid:
             return []
         with qdrant_unavailable(self.client):
@@ -302,7 +304,7 @@ class LongTermMemory:
         if bad or not statuses:
             raise InvalidInputError(f"statuses must be a non-empty subset of {', '.join(STATUSES)}, got {statuses!r}")
         conditions: list[models.Condition] = [
-            models.FieldCondition(key="status", match=models.MatchAny(any=list(statuses)))
+            models.FieldCondition(key="status", match=models.MatchAny(any=[str(s) for s in statuses]))
         ]
         if window is not None:
             span = models.Range(gte=window.start_ms, lt=window.end_ms)

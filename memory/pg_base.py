@@ -8,7 +8,8 @@ from __future__ import annotations
 
 MIGRATIONS: list[str] = [
     # 0: the version table itself
-    """CREATE TABLE IF NOT EXISTS palace_migrations (v integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())""",
+    """CREATE TABLE IF NOT EXISTS palace_migrations (
+        v integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())""",
     # 1: structured task state ("expense approval is at step 2 of 4")
     """
     CREATE TABLE IF NOT EXISTS palace_tasks (

@@ -33,8 +33,8 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 5, timeout_s: floa
     except (PoolTimeout, psycopg.OperationalError) as exc:
         pool.close()
         reason = _last_connect_error(url) or str(exc)
-        raise ServiceUnavailableError("PostgreSQL", url, reason, fix="start PostgreSQL or set PALACE_DATABASE_URL"
-                                      ) from exc
+        raise ServiceUnavailableError("PostgreSQL", url, reason,
+                                      fix="start PostgreSQL or set PALACE_DATABASE_URL") from exc
     return pool
 
 
@@ -53,6 +53,11 @@ def pg_unavailable(url: str) -> Iterator[None]:
         yield
     except (PoolTimeout, psycopg.OperationalError) as exc:
         raise ServiceUnavailableError("PostgreSQL", url, str(exc), fix="check that PostgreSQL is running") from exc
+
+
+def pool_url(pool: ConnectionPool[Any]) -> str:
+    """Where a pool connects, for error messages."""
+    return pool.conninfo if isinstance(pool.conninfo, str) else "postgresql (from a conninfo callable)"
 
 
 def setup(pool: ConnectionPool[Any]) -> int:
@@ -108,6 +113,7 @@ class TaskStore:
 
     def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128, max_text_chars: int = 2_000) -> None:
         self.pool = pool
+        self.url = pool_url(pool)
         self.max_id_length = max_id_length
         self.max_text_chars = max_text_chars
 
@@ -129,7 +135,7 @@ class TaskStore:
             raise InvalidInputError("a task needs at least one step")
         for step in steps:
             check_text("task step", step, max_chars=self.max_text_chars)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn, conn.transaction():
+        with pg_unavailable(self.url), self.pool.connection() as conn, conn.transaction():
             row = conn.execute(sql.INSERT_TASK, (uuid.uuid4(), user_id, session_id, title, Jsonb(list(steps)))
                                ).fetchone()
             assert row is not None
@@ -139,7 +145,7 @@ class TaskStore:
 
     def get(self, user_id: str, task_id: str, *, history: bool = False) -> Task:
         self._uid(user_id)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+        with pg_unavailable(self.url), self.pool.connection() as conn:
             row = conn.execute(sql.SELECT_TASK, (self._task_id(task_id), user_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
@@ -150,7 +156,8 @@ class TaskStore:
                                 for e in events]
         return task
 
-    def list_tasks(self, user_id: str, *, session_id: str | None = None, status: TaskStatus | None = None) -> list[Task]:
+    def list_tasks(self, user_id: str, *, session_id: str | None = None,
+                   status: TaskStatus | None = None) -> list[Task]:
         self._uid(user_id)
         params: list[Any] = [user_id]
         if session_id is not None:
@@ -158,7 +165,7 @@ class TaskStore:
         if status is not None:
             params.append(status)
         query = sql.select_tasks(session=session_id is not None, status=status is not None)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+        with pg_unavailable(self.url), self.pool.connection() as conn:
             return [_task(r) for r in conn.execute(query, params).fetchall()]
 
     def advance(self, user_id: str, task_id: str, *, note: str | None = None, expected_step: int | None = None) -> Task:
@@ -178,7 +185,7 @@ class TaskStore:
         self._uid(user_id)
         if note is not None:
             check_text("note", note, max_chars=self.max_text_chars)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn, conn.transaction():
+        with pg_unavailable(self.url), self.pool.connection() as conn, conn.transaction():
             row = conn.execute(sql.SELECT_TASK_FOR_UPDATE, (self._task_id(task_id), user_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
@@ -187,7 +194,8 @@ class TaskStore:
                 raise InvalidInputError(f"task {task.id} is {task.status}; only active tasks change")
             if expected is not None and expected != task.current_step:
                 raise InvalidInputError(f"task {task.id} is at step {task.current_step}, not {expected}")
-            step, status = task.current_step, task.status
+            step: int = task.current_step
+            status: TaskStatus = task.status
             if event == "advanced":
                 step = min(step + 1, len(task.steps))
                 status = "completed" if step == len(task.steps) else "active"
@@ -202,8 +210,8 @@ class TaskStore:
 
     def delete_user(self, user_id: str) -> int:
         self._uid(user_id)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
-            return conn.execute(sql.DELETE_USER_TASKS, (user_id,)).rowcount
+        with pg_unavailable(self.url), self.pool.connection() as conn:
+            return int(conn.execute(sql.DELETE_USER_TASKS, (user_id,)).rowcount)
 
 
 class UsageRow(BaseModel):
@@ -219,6 +227,7 @@ class UsageLedger:
 
     def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128) -> None:
         self.pool = pool
+        self.url = pool_url(pool)
         self.max_id_length = max_id_length
 
     def record(self, user_id: str, session_id: str, node: str, model: str, prompt_tokens: int,
@@ -233,7 +242,7 @@ class UsageLedger:
         cost = Decimal(str(cost_usd))
         if not cost.is_finite() or cost < 0:
             raise InvalidInputError(f"cost must be a non-negative number, got {cost_usd!r}")
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+        with pg_unavailable(self.url), self.pool.connection() as conn:
             conn.execute(sql.INSERT_USAGE, (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost))
 
     def summary(self, group_by: GroupBy, *, user_id: str | None = None) -> list[UsageRow]:
@@ -243,12 +252,12 @@ class UsageLedger:
         if user_id is not None:
             params.append(check_id("user id", user_id, max_length=self.max_id_length))
         query = sql.usage_summary_sql(group_by, user=user_id is not None)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
+        with pg_unavailable(self.url), self.pool.connection() as conn:
             rows = conn.execute(query, params).fetchall()
         return [UsageRow(key=str(r[0]), calls=r[1], prompt_tokens=r[2], completion_tokens=r[3], cost_usd=r[4])
                 for r in rows]
 
     def delete_user(self, user_id: str) -> int:
         check_id("user id", user_id, max_length=self.max_id_length)
-        with pg_unavailable(self.pool.conninfo), self.pool.connection() as conn:
-            return conn.execute(sql.DELETE_USER_USAGE, (user_id,)).rowcount
+        with pg_unavailable(self.url), self.pool.connection() as conn:
+            return int(conn.execute(sql.DELETE_USER_USAGE, (user_id,)).rowcount)

@@ -41,7 +41,7 @@ class ScoreBreakdown:
 def time_decay(age_days: float, config: RankingConfig) -> float:
     """0.5^(age/half_life), times the stale factor once a memory is ``stale_after_days`` old. 1.0 for the future."""
     age = max(0.0, age_days)
-    decay = 0.5 ** (age / config.half_life_days)
+    decay: float = 0.5 ** (age / config.half_life_days)
     if age >= config.stale_after_days:
         decay *= config.stale_factor
     return decay

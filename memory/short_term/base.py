@@ -25,6 +25,27 @@ from memory.validation import check_id, check_text
 
 ROLES = frozenset({"user", "assistant", "system", "tool", "reasoning"})
 
+# Append one entry, refresh the TTL, report the length and whether an abandoned batch waits (pending, no lease).
+PUSH_LUA = """
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+local orphan = 0
+if redis.call('EXISTS', KEYS[2]) == 1 and redis.call('EXISTS', KEYS[3]) == 0 then orphan = 1 end
+return {n, orphan}
+"""
+
+# The last ARGV[1] entries of pending batch + list, oldest first, and the pending batch's size.
+WINDOW_LUA = """
+local n = tonumber(ARGV[1])
+local pending = redis.call('LRANGE', KEYS[2], 0, -1)
+local out = {#pending}
+if n == 0 then return out end
+local tail = redis.call('LRANGE', KEYS[1], -n, -1)
+for i = math.max(1, #pending - (n - #tail) + 1), #pending do out[#out + 1] = pending[i] end
+for i = 1, #tail do out[#out + 1] = tail[i] end
+return out
+"""
+
 # Returns {0} lease held by someone else, {1} nothing to archive, {2, entries...} a recovered batch,
 # {3, entries...} a freshly claimed batch.
 CLAIM_LUA = """
@@ -160,14 +181,14 @@ class ShortTermBase:
             raise InvalidInputError(f"timestamp {ts_ms!r} is not milliseconds since the epoch")
         return Entry(id=f"{now:013d}-{secrets.token_hex(6)}", role=role, content=content, ts=now, meta=meta or {})
 
-    def push_result(self, entry: Entry, replies: Sequence[Any]) -> PushResult:
-        length, _expired, pending, lease = (int(r) for r in replies)
-        needs = length > self.config.archive_threshold or (pending > 0 and lease == 0)
+    def push_result(self, entry: Entry, reply: Sequence[Any]) -> PushResult:
+        length, orphan = int(reply[0]), int(reply[1])
+        needs = length > self.config.archive_threshold or orphan > 0
         return PushResult(entry=entry, length=length, needs_archive=needs)
 
-    def window_result(self, pending_raw: Sequence[bytes], list_raw: Sequence[bytes], n: int) -> Window:
-        raws = [*pending_raw, *list_raw][-n:] if n > 0 else []
-        return Window(entries=[Entry.from_json(r) for r in raws], pending=len(pending_raw))
+    @staticmethod
+    def window_result(reply: Sequence[Any]) -> Window:
+        return Window(entries=[Entry.from_json(r) for r in reply[1:]], pending=int(reply[0]))
 
     def window_size(self, n: int | None) -> int:
         size = self.config.window if n is None else n

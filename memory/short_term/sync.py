@@ -7,7 +7,18 @@ from typing import Any
 import redis
 
 from memory.redis_errors import redis_unavailable
-from memory.short_term.base import ACK_LUA, CLAIM_LUA, RELEASE_LUA, ArchiveBatch, PushResult, ShortTermBase, STMConfig, Window
+from memory.short_term.base import (
+    ACK_LUA,
+    CLAIM_LUA,
+    PUSH_LUA,
+    RELEASE_LUA,
+    WINDOW_LUA,
+    ArchiveBatch,
+    PushResult,
+    ShortTermBase,
+    STMConfig,
+    Window,
+)
 
 
 class ShortTermMemory(ShortTermBase):
@@ -16,6 +27,8 @@ class ShortTermMemory(ShortTermBase):
     def __init__(self, client: redis.Redis, config: STMConfig | None = None) -> None:
         super().__init__(config)
         self.client = client
+        self._push = client.register_script(PUSH_LUA)
+        self._window = client.register_script(WINDOW_LUA)
         self._claim = client.register_script(CLAIM_LUA)
         self._ack = client.register_script(ACK_LUA)
         self._release = client.register_script(RELEASE_LUA)
@@ -25,25 +38,17 @@ class ShortTermMemory(ShortTermBase):
         """Append one message and refresh the TTL, in one round trip."""
         key, pending, lease = self.keys(user_id, session_id)
         entry = self.new_entry(role, content, ts_ms, meta)
-        pipe = self.client.pipeline(transaction=True)
-        pipe.rpush(key, entry.to_json())
-        pipe.expire(key, self.config.ttl_s)
-        pipe.exists(pending)
-        pipe.exists(lease)
         with redis_unavailable(self.client):
-            replies = pipe.execute()
-        return self.push_result(entry, replies)
+            reply = self._push(keys=[key, pending, lease], args=[entry.to_json(), self.config.ttl_s])
+        return self.push_result(entry, reply)
 
     def window(self, user_id: str, session_id: str, n: int | None = None) -> Window:
         """The last ``n`` entries (default: the configured window), oldest first, in one round trip."""
         key, pending, _lease = self.keys(user_id, session_id)
         size = self.window_size(n)
-        pipe = self.client.pipeline(transaction=True)
-        pipe.lrange(pending, 0, -1)
-        pipe.lrange(key, -max(size, 1), -1)
         with redis_unavailable(self.client):
-            pending_raw, list_raw = pipe.execute()
-        return self.window_result(pending_raw, list_raw, size)
+            reply = self._window(keys=[key, pending], args=[size])
+        return self.window_result(reply)
 
     def length(self, user_id: str, session_id: str) -> int:
         key, pending, _ = self.keys(user_id, session_id)

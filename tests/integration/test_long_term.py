@@ -1,0 +1,132 @@
+"""Long-term memory against real Qdrant (local mode, in memory and on disk) with the real e5 embedder."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from langchain_core.embeddings import Embeddings
+from qdrant_client import QdrantClient
+
+from memory.embeddings import E5Embeddings
+from memory.errors import InvalidInputError, NotFoundError
+from memory.long_term import LongTermMemory, Memory, TimeWindow, memory_id
+
+DAY = 86_400_000
+NOW = 1_780_000_000_000
+
+
+@pytest.fixture(scope="module")
+def e5() -> Embeddings:
+    return E5Embeddings()
+
+
+@pytest.fixture
+def ltm(qdrant_client: QdrantClient, e5: Embeddings) -> LongTermMemory:
+    store = LongTermMemory(qdrant_client, f"m{uuid.uuid4().hex[:8]}")
+    store.setup(384)
+    return store
+
+
+def add(ltm: LongTermMemory, e5: Embeddings, user: str, key: str, text: str, **fields: object) -> Memory:
+    m = Memory(id=memory_id(user, key), text=text, user_id=user, session_id="s1",
+               timestamp=int(fields.pop("timestamp", NOW)), **fields)  # type: ignore[arg-type]
+    ltm.upsert([m], e5.embed_documents([text]))
+    return m
+
+
+def test_setup_is_idempotent_and_checks_vector_size(ltm: LongTermMemory) -> None:
+    ltm.setup(384)
+    with pytest.raises(InvalidInputError, match="384-dimensional"):
+        ltm.setup(1536)
+
+
+def test_search_finds_the_relevant_memory_in_both_languages(ltm: LongTermMemory, e5: Embeddings) -> None:
+    add(ltm, e5, "u1", "a", "The user lives in Shanghai near Lujiazui")
+    add(ltm, e5, "u1", "b", "用户端午节在海底捞请客户吃饭")
+    add(ltm, e5, "u1", "c", "The user likes green tea")
+    hits = ltm.search("u1", e5.embed_query("我端午节在哪家餐厅请的客户"), limit=3)
+    assert hits[0].memory.text == "用户端午节在海底捞请客户吃饭"
+    hits = ltm.search("u1", e5.embed_query("where do I live"), limit=3)
+    assert hits[0].memory.text.startswith("The user lives in Shanghai")
+    assert all(-1.0 <= h.cosine <= 1.0 for h in hits)
+
+
+def test_upsert_with_the_same_key_replaces_instead_of_duplicating(ltm: LongTermMemory, e5: Embeddings) -> None:
+    add(ltm, e5, "u1", "k", "first version")
+    add(ltm, e5, "u1", "k", "second version")
+    assert ltm.count("u1") == 1
+    assert [m.text for m in ltm.scroll("u1")] == ["second version"]
+
+
+def test_one_user_never_sees_or_changes_another_users_memories(ltm: LongTermMemory, e5: Embeddings) -> None:
+    secret = add(ltm, e5, "alice", "x", "Alice's bank PIN is 4321")
+    add(ltm, e5, "bob", "y", "Bob likes jazz")
+    hits = ltm.search("bob", e5.embed_query("what is the bank PIN"), limit=20)
+    assert [h.memory.user_id for h in hits] == ["bob"]
+    assert ltm.get("bob", [secret.id]) == []
+    with pytest.raises(NotFoundError):
+        ltm.set_status("bob", secret.id, "disputed", NOW)
+    assert ltm.delete_ids("bob", [secret.id]) == 0
+    assert ltm.bump_refs("bob", [secret.id], NOW) == 0
+    assert ltm.get("alice", [secret.id])[0].status == "active"
+    assert ltm.delete_user("bob") == 1
+    assert ltm.count("alice") == 1
+
+
+def test_time_window_uses_event_time_then_timestamp(ltm: LongTermMemory, e5: Embeddings) -> None:
+    june = TimeWindow(NOW - 10 * DAY, NOW - 9 * DAY)
+    inside_event = add(ltm, e5, "u", "a", "dinner with the client", timestamp=NOW, event_time=NOW - 10 * DAY + 5)
+    inside_ts = add(ltm, e5, "u", "b", "meeting notes", timestamp=NOW - 9 * DAY - 5)
+    add(ltm, e5, "u", "c", "dinner yesterday", timestamp=NOW - 10 * DAY + 5, event_time=NOW - DAY)
+    add(ltm, e5, "u", "d", "old note", timestamp=NOW - 30 * DAY)
+    found = {h.memory.id for h in ltm.search("u", e5.embed_query("dinner"), window=june)}
+    assert found == {inside_event.id, inside_ts.id}
+    with pytest.raises(InvalidInputError):
+        TimeWindow(5, 5)
+
+
+def test_status_filter_hides_disputed_and_superseded(ltm: LongTermMemory, e5: Embeddings) -> None:
+    old = add(ltm, e5, "u", "old", "The user lives in Beijing")
+    new = add(ltm, e5, "u", "new", "The user lives in Shanghai")
+    disputed = add(ltm, e5, "u", "d", "The user lives on the moon", status="disputed")
+    superseded = ltm.supersede("u", old.id, new.id, NOW)
+    assert superseded.status == "superseded" and superseded.invalid_at == NOW
+    hits = ltm.search("u", e5.embed_query("where does the user live"))
+    assert [h.memory.id for h in hits] == [new.id]
+    all_hits = ltm.search("u", e5.embed_query("where"), statuses=("active", "superseded", "disputed"))
+    assert {h.memory.id for h in all_hits} == {old.id, new.id, disputed.id}
+    assert ltm.get("u", [old.id])[0].superseded_by == new.id
+    ltm.set_status("u", disputed.id, "active", NOW)
+    assert len(ltm.search("u", e5.embed_query("where"))) == 2
+    with pytest.raises(InvalidInputError):
+        ltm.search("u", e5.embed_query("x"), statuses=("deleted",))  # type: ignore[arg-type]
+
+
+def test_bump_refs_weight_and_delete_by_source(ltm: LongTermMemory, e5: Embeddings) -> None:
+    a = add(ltm, e5, "u", "a", "fact a", source=["e1", "e2"])
+    b = add(ltm, e5, "u", "b", "fact b", source=["e3"])
+    add(ltm, e5, "other", "a", "fact a of someone else", source=["e1"])
+    assert ltm.bump_refs("u", [a.id, a.id, "not-a-uuid"], NOW + 1) == 1
+    got = ltm.get("u", [a.id])[0]
+    assert got.ref_count == 1 and got.last_accessed == NOW + 1
+    assert ltm.set_weight("u", b.id, 2.0).decay_weight == 2.0
+    with pytest.raises(InvalidInputError):
+        ltm.set_weight("u", b.id, 0)
+    assert ltm.delete_by_source("u", ["e2"]) == 1
+    assert [m.id for m in ltm.scroll("u")] == [b.id]
+    assert ltm.count("other") == 1
+
+
+def test_bad_memories_are_refused(ltm: LongTermMemory, e5: Embeddings) -> None:
+    vec = e5.embed_documents(["x"])
+    good = dict(text="x", user_id="u", session_id="s", timestamp=NOW)
+    with pytest.raises(InvalidInputError, match="not a UUID"):
+        ltm.upsert([Memory(id="abc", **good)], vec)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="user id"):
+        ltm.upsert([Memory(id=str(uuid.uuid4()), **{**good, "user_id": "a:b"})], vec)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="memory text is empty"):
+        ltm.upsert([Memory(id=str(uuid.uuid4()), **{**good, "text": " "})], vec)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="vectors"):
+        ltm.upsert([Memory(id=str(uuid.uuid4()), **good)], [])  # type: ignore[arg-type]
+    assert ltm.count("u") == 0
