@@ -1,0 +1,398 @@
+"""Time intent: the window of time a message talks about, in English and Chinese.
+
+``parse_time_window("what did I say last month", now)`` -> the whole previous calendar month in ``now``'s
+timezone. Relative days, weeks, months and years; weekdays; explicit dates and months; parts of the day; and
+holidays of the Gregorian and Chinese lunisolar calendars (lunar dates come from the ``holidays`` library).
+A date without a year means its most recent occurrence up to ``now``. Pure functions: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from functools import lru_cache
+
+from memory.errors import InvalidInputError
+from memory.long_term import TimeWindow as MsWindow
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A half-open window [start, end) of timezone-aware datetimes, with the phrase it came from."""
+
+    start: datetime
+    end: datetime
+    phrase: str = ""
+
+    def ms(self) -> MsWindow:
+        """The same window in ms since the epoch, for long-term memory searches."""
+        return MsWindow(int(self.start.timestamp() * 1000), int(self.end.timestamp() * 1000))
+
+
+# --- numbers -------------------------------------------------------------------------------------------------
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+              "九": 9}
+_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+               "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
+_ZH_NUM = r"[0-9零〇一二两三四五六七八九十]+"
+_EN_NUM = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few"
+
+
+def _number(text: str) -> int:
+    """Arabic, English or Chinese numerals (up to 99) as an int."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text in _EN_NUMBERS:
+        return _EN_NUMBERS[text]
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+    value = 0
+    for ch in text:
+        if ch not in _ZH_DIGITS:
+            raise InvalidInputError(f"not a number: {text!r}")
+        value = value * 10 + _ZH_DIGITS[ch]
+    return value
+
+
+# --- calendar helpers ----------------------------------------------------------------------------------------
+_MONTHS = {name: i for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+     ("november", "nov"), ("december", "dec")], start=1) for name in names}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAYS_EN = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def _add_months(d: date, months: int) -> date:
+    index = d.year * 12 + d.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _days(now: datetime, first: date, last_exclusive: date) -> tuple[datetime, datetime]:
+    tz = now.tzinfo
+    return datetime.combine(first, time(), tz), datetime.combine(last_exclusive, time(), tz)
+
+
+def _month(now: datetime, year: int, month: int) -> tuple[datetime, datetime]:
+    first = date(year, month, 1)
+    return _days(now, first, _add_months(first, 1))
+
+
+def _year(now: datetime, year: int) -> tuple[datetime, datetime]:
+    return _days(now, date(year, 1, 1), date(year + 1, 1, 1))
+
+
+def _week(now: datetime, weeks_back: int) -> tuple[datetime, datetime]:
+    monday = now.date() - timedelta(days=now.weekday()) - timedelta(weeks=weeks_back)
+    return _days(now, monday, monday + timedelta(days=7))
+
+
+def _day(now: datetime, d: date) -> tuple[datetime, datetime]:
+    return _days(now, d, d + timedelta(days=1))
+
+
+def _latest_year(now: datetime, month: int, day: int | None = None) -> int:
+    """The year of the most recent (month, day) at or before now; for a month alone, the month's start."""
+    return now.year if (month, day or 1) <= (now.month, now.day) else now.year - 1
+
+
+def _safe_date(year: int, month: int, day: int) -> date:
+    try:
+        return date(year, month, day)
+    except ValueError as exc:
+        raise InvalidInputError(f"{year}-{month:02d}-{day:02d} is not a date") from exc
+
+
+# --- holidays --------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def _holiday_dates(country: str, year: int) -> dict[str, date]:
+    """The first day of each named holiday of ``country`` in ``year`` (English names), via ``holidays``."""
+    import holidays
+
+    first: dict[str, date] = {}
+    for day, name in sorted(holidays.country_holidays(country, years=year, language="en_US").items()):
+        first.setdefault(str(name), day)
+    return first
+
+
+@dataclass(frozen=True)
+class _Holiday:
+    country: str
+    name: str  # as the holidays library names it
+    days: int = 1
+    offset: int = 0  # days before the holiday that the window starts
+
+
+_SPRING = "Chinese New Year (Spring Festival)"
+_HOLIDAYS: list[tuple[str, _Holiday]] = [
+    (r"christmas eve|平安夜", _Holiday("US", "Christmas Day", 1, 1)),
+    (r"christmas|xmas|圣诞节?", _Holiday("US", "Christmas Day")),
+    (r"除夕|年三十|(?:chinese|lunar) new year'?s eve", _Holiday("CN", _SPRING, 1, 1)),
+    (r"(?:chinese|lunar) new year|spring festival|春节|过年|大年初一", _Holiday("CN", _SPRING, 8, 1)),
+    (r"new year'?s eve", _Holiday("CN", "New Year's Day", 1, 1)),  # 31 December: the eve of 1 January
+    (r"new year'?s(?: day)?|元旦", _Holiday("CN", "New Year's Day")),
+    (r"dragon boat(?: festival)?|端午节?|端午", _Holiday("CN", "Dragon Boat Festival")),
+    (r"mid-?autumn(?: festival)?|moon festival|中秋节?", _Holiday("CN", "Mid-Autumn Festival")),
+    (r"qingming(?: festival)?|tomb-?sweeping day|清明节?", _Holiday("CN", "Tomb-Sweeping Day")),
+    (r"national day|golden week|国庆节?|十一长假|十一黄金周", _Holiday("CN", "National Day", 7)),
+    (r"labou?r day|may day|劳动节|五一", _Holiday("CN", "Labor Day")),
+    (r"thanksgiving", _Holiday("US", "Thanksgiving Day")),
+    (r"independence day|(?:the )?fourth of july|july 4th", _Holiday("US", "Independence Day")),
+]
+
+
+def _holiday_window(now: datetime, holiday: _Holiday, year: int | None) -> tuple[datetime, datetime] | None:
+    years = [year] if year is not None else [now.year, now.year - 1]
+    for y in years:
+        day = _holiday_dates(holiday.country, y).get(holiday.name)
+        if day is None:
+            continue
+        start = day - timedelta(days=holiday.offset)
+        if year is None and start > now.date():
+            continue  # not yet this year: the user means last year's
+        return _days(now, start, start + timedelta(days=holiday.days))
+    return None
+
+
+# --- parts of the day ------------------------------------------------------------------------------------------
+_PARTS: list[tuple[str, tuple[int, int]]] = [
+    (r"early morning|凌晨", (0, 6)),
+    (r"this morning|in the morning|morning|早上|早晨|上午|今早|清晨", (5, 12)),
+    (r"\bnoon\b|lunchtime|中午", (11, 14)),
+    (r"this afternoon|in the afternoon|afternoon|下午", (12, 18)),
+    (r"tonight|this evening|in the evening|evening|last night|今晚|晚上|傍晚|昨晚|昨夜|夜里", (18, 24)),
+]
+
+
+def _part_of_day(text: str) -> tuple[str, tuple[int, int]] | None:
+    for pattern, hours in _PARTS:
+        m = re.search(pattern, text)
+        if m:
+            return m.group(0), hours
+    return None
+
+
+# --- rules: (pattern, resolver(match, now) -> (start, end) | None) ------------------------------------------------
+Resolver = Callable[[re.Match[str], datetime], tuple[datetime, datetime] | None]
+_RULES: list[tuple[re.Pattern[str], Resolver]] = []
+
+
+def _rule(pattern: str) -> Callable[[Resolver], Resolver]:
+    def register(fn: Resolver) -> Resolver:
+        _RULES.append((re.compile(pattern, re.IGNORECASE), fn))
+        return fn
+    return register
+
+
+@_rule(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+def _iso(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, _safe_date(int(m[1]), int(m[2]), int(m[3])))
+
+
+@_rule(rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号]")
+def _zh_date(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    month, day = _number(m[2]), _number(m[3])
+    year = int(m[1]) if m[1] else _latest_year(now, month, day)
+    return _day(now, _safe_date(year, month, day))
+
+
+@_rule(rf"\b({_MONTH_RE})\.? (\d{{1,2}})(?:st|nd|rd|th)?(?:,? (\d{{4}}))?\b")
+def _en_month_day(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    month, day = _MONTHS[m[1].lower()], int(m[2])
+    year = int(m[3]) if m[3] else _latest_year(now, month, day)
+    return _day(now, _safe_date(year, month, day))
+
+
+@_rule(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_RE})\b(?:,? (\d{{4}}))?")
+def _en_day_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    month, day = _MONTHS[m[2].lower()], int(m[1])
+    year = int(m[3]) if m[3] else _latest_year(now, month, day)
+    return _day(now, _safe_date(year, month, day))
+
+
+@_rule(r"(?:(\d{4})年|(去年|前年|今年))?(" + _ZH_NUM + r")月份?(?![0-9零〇一二两三四五六七八九十]*[日号])")
+def _zh_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    month = _number(m[3])
+    if not 1 <= month <= 12:
+        return None
+    if m[1]:
+        year = int(m[1])
+    elif m[2]:
+        year = now.year - {"今年": 0, "去年": 1, "前年": 2}[m[2]]
+    else:
+        year = _latest_year(now, month)
+    return _month(now, year, month)
+
+
+@_rule(rf"\b(?:in |during )?(last year'?s? |this year'?s? )?({_MONTH_RE})\b(?: (?:of )?(\d{{4}}|last year|this year))?")
+def _en_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    word = m[2].lower()
+    if word == "may" and not (m[1] or m[3]) and not re.search(r"\b(?:in|during) may\b", m.string, re.IGNORECASE):
+        return None  # "may" is usually the verb
+    month = _MONTHS[word]
+    qualifier = (m[1] or m[3] or "").strip().lower()
+    if qualifier.isdigit():
+        year = int(qualifier)
+    elif qualifier.startswith("last year"):
+        year = now.year - 1
+    elif qualifier.startswith("this year"):
+        year = now.year
+    else:
+        year = _latest_year(now, month)
+    return _month(now, year, month)
+
+
+@_rule(r"\b(?:the )?day before yesterday\b|前天")
+def _day_before_yesterday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date() - timedelta(days=2))
+
+
+@_rule(r"\byesterday\b|昨天|昨日|昨晚|昨夜|\blast night\b")
+def _yesterday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date() - timedelta(days=1))
+
+
+@_rule(r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b|今天|今日|今晚|今早|刚才")
+def _today(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date())
+
+
+@_rule(rf"\b({_EN_NUM}) days? ago\b|({_ZH_NUM})天(?:前|以前|之前)")
+def _days_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date() - timedelta(days=_number(m[1] or m[2])))
+
+
+@_rule(r"\b(last|this|on|past)? ?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+def _en_weekday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    target = _WEEKDAYS_EN[m[2].lower()]
+    if (m[1] or "").lower() == "last":  # the weekday of the previous calendar week
+        d = now.date() - timedelta(days=now.weekday() + 7) + timedelta(days=target)
+    else:  # the most recent such day, today included
+        d = now.date() - timedelta(days=(now.weekday() - target) % 7)
+    return _day(now, d)
+
+
+@_rule(r"(上上|上|这|本)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+def _zh_weekday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    target = _WEEKDAYS_ZH[m[2]]
+    back = {"上上": 2, "上": 1, "这": 0, "本": 0}.get(m[1] or "")
+    if back is None:
+        d = now.date() - timedelta(days=(now.weekday() - target) % 7)
+    else:
+        d = now.date() - timedelta(days=now.weekday() + 7 * back) + timedelta(days=target)
+    return _day(now, d)
+
+
+@_rule(rf"\b({_EN_NUM}) weeks? ago\b|({_ZH_NUM})(?:个)?(?:周|星期|礼拜)(?:前|以前|之前)")
+def _weeks_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _week(now, _number(m[1] or m[2]))
+
+
+@_rule(r"\bweek before last\b|上上(?:个)?(?:周|星期|礼拜)")
+def _week_before_last(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _week(now, 2)
+
+
+@_rule(r"\blast week\b|\bprevious week\b|上(?:个)?(?:周|星期|礼拜)")
+def _last_week(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _week(now, 1)
+
+
+@_rule(r"\bthis week\b|本周|这周|这个?星期|这个?礼拜")
+def _this_week(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _week(now, 0)
+
+
+@_rule(rf"\b({_EN_NUM}) months? ago\b|({_ZH_NUM})个?月(?:前|以前|之前)")
+def _months_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    first = _add_months(now.date().replace(day=1), -_number(m[1] or m[2]))
+    return _month(now, first.year, first.month)
+
+
+@_rule(r"\bmonth before last\b|上上个?月")
+def _month_before_last(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    first = _add_months(now.date().replace(day=1), -2)
+    return _month(now, first.year, first.month)
+
+
+@_rule(r"\blast month\b|\bprevious month\b|上个?月")
+def _last_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    first = _add_months(now.date().replace(day=1), -1)
+    return _month(now, first.year, first.month)
+
+
+@_rule(r"\bthis month\b|本月|这个月")
+def _this_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _month(now, now.year, now.month)
+
+
+@_rule(rf"\b({_EN_NUM}) years? ago\b|({_ZH_NUM})年(?:前|以前|之前)")
+def _years_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, now.year - _number(m[1] or m[2]))
+
+
+@_rule(r"\byear before last\b|前年")
+def _year_before_last(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, now.year - 2)
+
+
+@_rule(r"\blast year\b|去年")
+def _last_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, now.year - 1)
+
+
+@_rule(r"\bthis year\b|今年")
+def _this_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, now.year)
+
+
+@_rule(r"\bin (\d{4})\b|(\d{4})年(?![0-9零〇一二两三四五六七八九十]*月)")
+def _explicit_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, int(m[1] or m[2]))
+
+
+def _holiday(text: str, now: datetime) -> tuple[str, tuple[datetime, datetime]] | None:
+    year: int | None = None
+    y = re.search(r"\b(\d{4})\b|(\d{4})年|(去年|last year)|(前年)|(今年|this year)", text, re.IGNORECASE)
+    if y:
+        year = (int(y[1] or y[2]) if (y[1] or y[2]) else
+                now.year - 1 if y[3] else now.year - 2 if y[4] else now.year)
+    for pattern, holiday in _HOLIDAYS:
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m:
+            window = _holiday_window(now, holiday, year)
+            if window:
+                return m.group(0), window
+    return None
+
+
+def parse_time_window(text: str, now: datetime) -> TimeWindow | None:
+    """The window of time ``text`` refers to, resolved against ``now`` (timezone-aware), or None if none."""
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise InvalidInputError("now must be timezone-aware (the user's timezone decides where days begin)")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    lowered = text.lower()
+    found: tuple[str, tuple[datetime, datetime]] | None = _holiday(text, now)
+    if found is None:
+        for pattern, resolve in _RULES:
+            m = pattern.search(lowered)
+            if m:
+                window = resolve(m, now)
+                if window is not None:
+                    found = (text[m.start():m.end()], window)
+                    break
+    if found is None:
+        return None
+    part = _part_of_day(lowered)
+    phrase, (start, end) = found
+    if part is not None and end - start == timedelta(days=1):
+        start, end = start + timedelta(hours=part[1][0]), start + timedelta(hours=part[1][1])
+        if part[0] not in phrase:
+            phrase = f"{phrase} {part[0]}"
+    return TimeWindow(start=start, end=end, phrase=phrase.strip())
