@@ -81,6 +81,7 @@ class Resources:
     _pool: ConnectionPool[Any] | None = None
     _qdrant: QdrantClient | None = None
     _embeddings: Embeddings | None = None
+    _ltm: LongTermMemory | None = None
     _opened: list[Any] = field(default_factory=list)
 
     @property
@@ -120,10 +121,14 @@ class Resources:
         return ShortTermMemory(self.redis, stm_config(self.settings))
 
     def long_term(self) -> LongTermMemory:
-        ltm = LongTermMemory(self.qdrant, self.settings.qdrant_collection, max_id_length=self.settings.max_id_length,
-                             max_text_chars=self.settings.max_message_chars)
-        ltm.setup(vector_size(self.embeddings))
-        return ltm
+        """The long-term store, its collection set up once per Resources (setup costs round trips)."""
+        if self._ltm is None:
+            ltm = LongTermMemory(self.qdrant, self.settings.qdrant_collection,
+                                 max_id_length=self.settings.max_id_length,
+                                 max_text_chars=self.settings.max_message_chars)
+            ltm.setup(vector_size(self.embeddings))
+            self._ltm = ltm
+        return self._ltm
 
     def tasks(self) -> TaskStore:
         return TaskStore(self.pool, max_id_length=self.settings.max_id_length)
@@ -135,6 +140,7 @@ class Resources:
         while self._opened:
             self._opened.pop().close()
         self._redis = self._pool = self._qdrant = None
+        self._ltm = None
 
     def __enter__(self) -> Resources:
         return self

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import time
-import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 import pytest
@@ -59,12 +58,9 @@ class SyncAsAsync(BaseCheckpointSaver[str]):
 
 
 @pytest.fixture
-def cp_prefix(redis_client: redis.Redis) -> Iterator[str]:
-    prefix = f"tcp{uuid.uuid4().hex[:8]}"
-    yield prefix
-    keys = list(redis_client.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        redis_client.delete(*keys)
+def cp_prefix(key_prefix: str) -> str:
+    """The per-test key prefix of conftest (removed afterwards), under the checkpointer's own namespace."""
+    return f"{key_prefix}:cp"
 
 
 async def test_async_saver_passes_the_full_conformance_suite(
