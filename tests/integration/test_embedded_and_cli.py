@@ -90,8 +90,9 @@ def test_second_process_gets_a_clear_message_naming_the_qdrant_holder(tmp_path: 
      ("PALACE_DATABASE_URL", "postgresql://postgres@127.0.0.1:1/x", "PostgreSQL"),
      ("PALACE_QDRANT_URL", "http://127.0.0.1:1", "Qdrant")],
 )
-def test_unreachable_service_is_one_line_exit_3(var: str, url: str, service: str, tmp_path: Path) -> None:
-    env = {"PALACE_DATA_DIR": str(tmp_path), var: url, "PALACE_SERVICE_TIMEOUT_S": "1"}
+def test_unreachable_service_is_one_line_exit_3(var: str, url: str, service: str, data_dir: Path) -> None:
+    # data_dir: the embedded services the other stores start meanwhile are stopped afterwards
+    env = {"PALACE_DATA_DIR": str(data_dir), var: url, "PALACE_SERVICE_TIMEOUT_S": "1"}
     if service != "Qdrant":
         proc = run_cli("services", "start", env=env)
         assert proc.returncode == 3

@@ -35,7 +35,7 @@ def test_unreachable_external_store_names_itself(tmp_path: Path) -> None:
     settings = get_settings(redis_url="redis://127.0.0.1:1/0", database_url="postgresql://postgres@127.0.0.1:1/x",
                             data_dir=tmp_path, service_timeout_s=1)
     with Resources(settings) as res:
-        with pytest.raises(ServiceUnavailableError, match="^Redis unavailable at redis://127.0.0.1:1/0"):
+        with pytest.raises(ServiceUnavailableError, match=r"^Redis unavailable at redis://127\.0\.0\.1:1/0"):
             res.short_term()
-        with pytest.raises(ServiceUnavailableError, match="^PostgreSQL unavailable at postgresql://"):
+        with pytest.raises(ServiceUnavailableError, match=r"^PostgreSQL unavailable at postgresql://"):
             res.tasks()
