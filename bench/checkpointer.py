@@ -16,14 +16,15 @@ from typing import Any
 
 import psycopg
 import redis.asyncio as aioredis
-from langgraph.checkpoint.base import BaseCheckpointSaver, empty_checkpoint
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointMetadata, empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 from bench.stats import ms, percentile
 from graph.resources import database_url, redis_url
 from graph.settings import get_settings
-from memory.checkpoint import AsyncRedisSaver
+from memory.checkpoint import AsyncRedisSaver, SaverConfig
 
 TEXT = "我下个月从北京搬到上海，在陆家嘴附近找房子。 I'm moving to Shanghai next month for a new job at a bank. "
 
@@ -47,11 +48,12 @@ async def _measure(savers: dict[str, BaseCheckpointSaver[Any]], iterations: int)
     for step in range(1, iterations + 1):
         for name, saver in savers.items():
             cp, versions = _checkpoint(step)
-            config: dict[str, Any] = {"configurable": {"thread_id": threads[name], "checkpoint_ns": ""}}
+            config: RunnableConfig = {"configurable": {"thread_id": threads[name], "checkpoint_ns": ""}}
             if parents[name]:
                 config["configurable"]["checkpoint_id"] = parents[name]
             t0 = clock()
-            stored = await saver.aput(config, cp, {"source": "loop", "step": step}, versions)  # type: ignore[arg-type]
+            metadata: CheckpointMetadata = {"source": "loop", "step": step}
+            stored = await saver.aput(config, cp, metadata, versions)
             t1 = clock()
             got = await saver.aget_tuple({"configurable": {"thread_id": threads[name], "checkpoint_ns": ""}})
             t2 = clock()
@@ -74,9 +76,10 @@ async def _run(iterations: int, warmup: int) -> dict[str, Any]:
     try:
         async with AsyncPostgresSaver.from_conn_string(bench_pg) as pg_saver:
             await pg_saver.setup()
+            memory_saver = InMemorySaver()
             savers: dict[str, BaseCheckpointSaver[Any]] = {
-                "redis": AsyncRedisSaver(rclient, config=_saver_config(prefix)),
-                "memory": InMemorySaver(),
+                "redis": AsyncRedisSaver(rclient, config=SaverConfig(prefix=prefix)),
+                "memory": memory_saver,
                 "postgres": pg_saver,
             }
             _, warm_threads = await _measure(savers, warmup)
@@ -85,7 +88,7 @@ async def _run(iterations: int, warmup: int) -> dict[str, Any]:
             times, _ = await _measure(savers, iterations)
             sizes = {
                 "redis": await _redis_bytes(rclient, prefix),
-                "memory": _memory_bytes(savers["memory"]),  # type: ignore[arg-type]
+                "memory": _memory_bytes(memory_saver),
                 "postgres": _pg_bytes(bench_pg),
             }
     finally:
@@ -104,12 +107,6 @@ async def _run(iterations: int, warmup: int) -> dict[str, Any]:
             "bytes_per_checkpoint": round(sizes[name] / iterations),
         }
     return result
-
-
-def _saver_config(prefix: str) -> Any:
-    from memory.checkpoint import SaverConfig
-
-    return SaverConfig(prefix=prefix)
 
 
 async def _redis_bytes(client: aioredis.Redis, prefix: str) -> int:

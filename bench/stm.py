@@ -52,7 +52,7 @@ def run(ops: int = 5000, window: int = 20) -> dict[str, Any]:
     finally:
         client.delete(raw_key, key)
         client.close()
-    result = {
+    result: dict[str, Any] = {
         "ops": ops,
         "window": window,
         "redis": url,

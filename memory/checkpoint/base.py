@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -256,7 +256,7 @@ class RedisSaverBase:
                  parent: str, values: dict[str, Any], writes: list[PendingWrite]) -> CheckpointTuple:
         return CheckpointTuple(
             config=self.make_config(tid, ns, cid),
-            checkpoint={**checkpoint, "channel_values": values},  # type: ignore[typeddict-item]
+            checkpoint=cast(Checkpoint, {**checkpoint, "channel_values": values}),
             metadata=metadata,
             parent_config=self.make_config(tid, ns, parent) if parent else None,
             pending_writes=writes,
