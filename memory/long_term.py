@@ -167,13 +167,16 @@ class LongTermMemory:
 
     def bump_refs(self, user_id: str, ids: Sequence[str], now_ms: int) -> int:
         """Count one more use of each memory of ``user_id`` in ``ids``; returns how many were updated."""
-        updated = 0
-        for memory in self.get(user_id, ids):
-            with qdrant_unavailable(self.client):
-                self.client.set_payload(self.collection, {"ref_count": memory.ref_count + 1, "last_accessed": now_ms},
-                                        points=[memory.id], wait=True)
-            updated += 1
-        return updated
+        owned = self.get(user_id, ids)
+        if owned:
+            operations: list[models.UpdateOperation] = [
+                models.SetPayloadOperation(set_payload=models.SetPayload(
+                    payload={"ref_count": m.ref_count + 1, "last_accessed": now_ms}, points=[m.id]))
+                for m in owned
+            ]
+            with qdrant_unavailable(self.client):  # one request for all of them
+                self.client.batch_update_points(self.collection, update_operations=operations, wait=True)
+        return len(owned)
 
     def set_status(self, user_id: str, memory_id_: str, status: Status, now_ms: int) -> Memory:
         """Change the status of one memory of ``user_id`` (e.g. confirm a disputed one)."""

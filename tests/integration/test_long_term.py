@@ -110,6 +110,8 @@ def test_bump_refs_weight_and_delete_by_source(ltm: LongTermMemory, e5: Embeddin
     assert ltm.bump_refs("u", [a.id, a.id, "not-a-uuid"], NOW + 1) == 1
     got = ltm.get("u", [a.id])[0]
     assert got.ref_count == 1 and got.last_accessed == NOW + 1
+    assert ltm.bump_refs("u", [a.id, b.id], NOW + 2) == 2
+    assert {m.id: m.ref_count for m in ltm.get("u", [a.id, b.id])} == {a.id: 2, b.id: 1}
     assert ltm.set_weight("u", b.id, 2.0).decay_weight == 2.0
     with pytest.raises(InvalidInputError):
         ltm.set_weight("u", b.id, 0)
