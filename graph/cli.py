@@ -8,13 +8,18 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
+from graph.api import TurnResult, add_memory, run_turn, search_memories
+from graph.deps import Deps
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
-from memory.errors import PalaceError, one_line
+from memory.errors import InvalidInputError, PalaceError, one_line
+from memory.recall import Recalled
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -52,6 +57,105 @@ def cmd_services_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _iso(ms: int | None, tz: ZoneInfo) -> str:
+    return "" if ms is None else datetime.fromtimestamp(ms / 1000, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def _recalled_row(r: Recalled) -> dict[str, object]:
+    m, b = r.memory, r.breakdown
+    return {"id": m.id, "text": m.text, "score": round(b.score, 6), "cosine": round(b.cosine, 6),
+            "decay": round(b.decay, 6), "weight": b.weight, "boost": round(b.boost, 6), "timestamp": m.timestamp,
+            "event_time": m.event_time}
+
+
+def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> None:
+    state = result.state
+    if args.json:
+        keys = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used")
+        out: dict[str, object] = {"answer": result.answer, "user_id": result.user_id,
+                                  "session_id": result.session_id, "interrupts": result.interrupts}
+        out.update({k: state.get(k) for k in keys})
+        print(json.dumps(out, ensure_ascii=False, default=str))
+        return
+    print(result.answer)
+    if args.explain:
+        window = state.get("time_window")
+        head = f"recalled memories (about {window['phrase']}: {window['start']} to {window['end']}, no decay " \
+               f"inside):" if window else "recalled memories:"
+        print(f"\n{head}")
+        for n, r in enumerate(state.get("recalled") or [], 1):
+            when = _iso(r["event_time"] or r["timestamp"], tz)
+            print(f"  {n}. score {r['score']:.3f} = cosine {r['cosine']:.3f} x decay {r['decay']:.3f} x weight "
+                  f"{r['weight']:.1f} x boost {r['boost']:.2f}  [{when}] {r['text']}")
+        if not state.get("recalled"):
+            print("  (none)")
+        for v in state.get("verdicts") or []:
+            target = f" -> {v['target_text']!r}" if v.get("target_text") else ""
+            print(f"  fact-check: {v['decision']}{target}: {v['candidate']['text']!r}")
+    for i in result.interrupts:
+        print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
+        print(f"  answer with: palace chat --user {result.user_id} --session {result.session_id} --resume yes|no",
+              file=sys.stderr)
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.resume is None and args.message is None:
+        raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+    with Resources(settings) as res:
+        deps = Deps(settings, resources=res)
+        result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
+                          resume=args.resume)
+    _print_turn(result, args, ZoneInfo(settings.timezone))
+    return 0
+
+
+def cmd_memories_add(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        memory = add_memory(Deps(settings, resources=res), args.user, args.text, at=args.at,
+                            important=args.important)
+    if args.json:
+        print(json.dumps(memory.model_dump(), ensure_ascii=False))
+    else:
+        print(memory.id)
+    return 0
+
+
+def cmd_memories_search(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        found = search_memories(Deps(settings, resources=res), args.user, args.query, now=args.now,
+                                limit=args.limit)
+    rows = [_recalled_row(r) for r in found]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    tz = ZoneInfo(settings.timezone)
+    for i, row in enumerate(rows, 1):
+        when = _iso(row["event_time"] or row["timestamp"], tz)  # type: ignore[arg-type]
+        print(f"{i}. {row['score']:.3f}  [{when}] {row['text']}  ({row['id']})")
+    if not rows:
+        print("no memories found")
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
+    return value
+
+
+def _add_who(p: argparse.ArgumentParser, *, session: bool) -> None:
+    p.add_argument("--user", default="default", help="whose memories (default: default)")
+    if session:
+        p.add_argument("--session", default="default", help="the short-term memory session (default: default)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="palace", description="Memory Palace: a LangGraph agent with a real memory.")
     parser.add_argument("--data-dir", help="where embedded services keep their data (default: $PALACE_DATA_DIR "
@@ -69,6 +173,35 @@ def build_parser() -> argparse.ArgumentParser:
     start.set_defaults(func=cmd_services_start)
     stop = ssub.add_parser("stop", help="stop the embedded services (their data is kept)")
     stop.set_defaults(func=cmd_services_stop)
+
+    chat = sub.add_parser("chat", help="run one turn of the agent and print its answer",
+                          description="One turn: recall, respond, fact-check, write. The session's short-term "
+                                      "memory and checkpoints live in Redis, so the next call continues it.")
+    chat.add_argument("message", nargs="?", help="what the user says")
+    _add_who(chat, session=True)
+    chat.add_argument("--at", help="when the message was sent, ISO 8601 (import history); default: now")
+    chat.add_argument("--important", action="store_true", help="mark what this message says as important")
+    chat.add_argument("--resume", metavar="yes|no", help="answer the session's pending memory confirmation")
+    chat.add_argument("--explain", action="store_true", help="also print the recalled memories and their scores")
+    chat.add_argument("--json", action="store_true", help="one JSON object: answer, recalled, verdicts, usage")
+    chat.set_defaults(func=cmd_chat)
+
+    memories = sub.add_parser("memories", help="the user's long-term memories")
+    msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = msub.add_parser("add", help="store a memory directly (the user is the authority: no fact-check)")
+    add.add_argument("text")
+    _add_who(add, session=False)
+    add.add_argument("--at", help="when it was said, ISO 8601; default: now")
+    add.add_argument("--important", action="store_true", help="decay weight 2.0: ranks as if twice as relevant")
+    add.add_argument("--json", action="store_true", help="print the stored memory as JSON")
+    add.set_defaults(func=cmd_memories_add)
+    search = msub.add_parser("search", help="ranked memories for a query (time intent, decay, importance)")
+    search.add_argument("query")
+    _add_who(search, session=False)
+    search.add_argument("--now", help="rank as of this time, ISO 8601; default: now")
+    search.add_argument("--limit", type=_positive_int, help="how many (default: PALACE_RECALL_TOP_K)")
+    search.add_argument("--json", action="store_true", help="a JSON array with the score breakdown of each")
+    search.set_defaults(func=cmd_memories_search)
     return parser
 
 

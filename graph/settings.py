@@ -7,6 +7,8 @@ build it once per process or per command; library code receives values, not the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -45,6 +47,31 @@ class Settings(BaseSettings):
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
 
+    # --- chat and verifier models (any OpenAI-compatible server) ---------------------------------------
+    chat_model: str | None = Field(default=None, description="e.g. gpt-4o-mini, or the name a local server serves.")
+    chat_base_url: str | None = Field(default=None, description="Unset: OpenAI's API.")
+    chat_api_key: SecretStr | None = None
+    verifier_model: str | None = Field(default=None, description="The fact-check verifier; unset: the chat model.")
+    verifier_base_url: str | None = None
+    verifier_api_key: SecretStr | None = None
+    model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
+    model_max_retries: int = Field(default=1, ge=0)
+    max_output_tokens: int = Field(default=512, gt=0)
+    max_tokens_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
+        default="auto", description="auto: max_tokens for a base URL (local servers ignore the other), "
+                                    "max_completion_tokens for OpenAI.")
+    temperature: float = Field(default=0.2, ge=0, le=2)
+
+    # --- the agent's turn ------------------------------------------------------------------------------
+    timezone: str = Field(default="UTC", description="The user's clock for time expressions and --at.")
+    prompt_token_budget: int = Field(default=3000, gt=0, description="Respond prompt budget: window, then memories.")
+    memory_max_tokens: int = Field(default=50, gt=0, description="A memory's text is cut to this many tokens.")
+    token_encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
+    verify_neighbors: int = Field(default=5, gt=0, description="Existing memories the verifier compares against.")
+    max_tool_rounds: int = Field(default=3, ge=0, description="Task-tool rounds per turn before a plain answer.")
+    state_messages_keep: int = Field(default=40, gt=0, description="Messages kept in the thread state (Redis "
+                                                                     "short-term memory holds the session).")
+
     # --- short-term memory (the seed's rules) -----------------------------------------------------
     stm_ttl_s: int = Field(default=1800, gt=0, description="Short-term list TTL, refreshed on every write.")
     stm_archive_threshold: int = Field(default=50, gt=0, description="Archive when the list is longer than this.")
@@ -67,12 +94,22 @@ class Settings(BaseSettings):
     search_top_k: int = Field(default=20, gt=0)
     recall_top_k: int = Field(default=5, gt=0)
 
-    @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url", mode="before")
+    @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url",
+                     "chat_model", "chat_base_url", "verifier_model", "verifier_base_url", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         # `PALACE_REDIS_URL=` in a shell or .env means "unset", not "connect to the empty string".
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown timezone {value!r} (use an IANA name such as Asia/Shanghai)") from exc
         return value
 
 

@@ -17,6 +17,12 @@ class InvalidInputError(PalaceError, ValueError):
     exit_code = 2
 
 
+class ConfigurationError(PalaceError):
+    """A setting is missing or contradicts another (no chat model configured, say)."""
+
+    exit_code = 2
+
+
 class NotFoundError(PalaceError, LookupError):
     """The thing asked for does not exist for this user."""
 

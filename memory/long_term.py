@@ -7,6 +7,7 @@ caller-chosen key), so a retried write lands on the same point instead of adding
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -54,6 +55,7 @@ class Memory(BaseModel):
     status: Status = "active"
     invalid_at: int | None = None
     superseded_by: str | None = None
+    conflicts_with: str | None = Field(default=None, description="a disputed memory: the one it contradicts")
     source: list[str] = Field(default_factory=list)
     origin: str = Field(default="", description='what wrote it, e.g. "archive:<first entry id>" or "turn:<id>"')
 
@@ -113,11 +115,22 @@ class LongTermMemory:
         self.collection = collection
         self.max_id_length = max_id_length
         self.max_text_chars = max_text_chars
+        # Qdrant's local mode is plain Python without locks; the LangGraph server runs sync nodes in threads.
+        self._lock = threading.RLock() if is_local(client) else None
+
+    @contextmanager
+    def _io(self) -> Iterator[None]:
+        with qdrant_unavailable(self.client):
+            if self._lock is None:
+                yield
+                return
+            with self._lock:
+                yield
 
     # --- setup ---------------------------------------------------------------------------------------
     def setup(self, vector_size: int) -> None:
         """Create the collection (cosine, ``vector_size``) and its payload indexes if missing; check the size."""
-        with qdrant_unavailable(self.client):
+        with self._io():
             if not self.client.collection_exists(self.collection):
                 self.client.create_collection(
                     self.collection,
@@ -153,7 +166,7 @@ class LongTermMemory:
         points = [models.PointStruct(id=m.id, vector=list(v), payload=m.payload())
                   for m, v in zip(memories, vectors, strict=True)]
         if points:
-            with qdrant_unavailable(self.client):
+            with self._io():
                 self.client.upsert(self.collection, points=points, wait=True)
 
     def _check_memory(self, m: Memory) -> None:
@@ -174,7 +187,7 @@ class LongTermMemory:
                     payload={"ref_count": m.ref_count + 1, "last_accessed": now_ms}, points=[m.id]))
                 for m in owned
             ]
-            with qdrant_unavailable(self.client):  # one request for all of them
+            with self._io():  # one request for all of them
                 self.client.batch_update_points(self.collection, update_operations=operations, wait=True)
         return len(owned)
 
@@ -185,7 +198,7 @@ class LongTermMemory:
         memory = self._get_one(user_id, memory_id_)
         changes: dict[str, Any] = {"status": status}
         changes["invalid_at"] = now_ms if status == "superseded" else None
-        with qdrant_unavailable(self.client):
+        with self._io():
             self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
         return memory.model_copy(update=changes)
 
@@ -193,7 +206,7 @@ class LongTermMemory:
         """Mark a memory as replaced (kept, with ``invalid_at``), optionally naming its successor."""
         memory = self._get_one(user_id, old_id)
         changes: dict[str, Any] = {"status": "superseded", "invalid_at": now_ms, "superseded_by": new_id}
-        with qdrant_unavailable(self.client):
+        with self._io():
             self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
         return memory.model_copy(update=changes)
 
@@ -202,7 +215,7 @@ class LongTermMemory:
         if not weight > 0:
             raise InvalidInputError(f"decay weight must be > 0, got {weight}")
         memory = self._get_one(user_id, memory_id_)
-        with qdrant_unavailable(self.client):
+        with self._io():
             self.client.set_payload(self.collection, {"decay_weight": weight}, points=[memory.id], wait=True)
         return memory.model_copy(update={"decay_weight": weight})
 
@@ -210,7 +223,7 @@ class LongTermMemory:
         """Delete memories of ``user_id`` by id; ids of other users are ignored. Returns how many went."""
         owned: list[models.ExtendedPointId] = [m.id for m in self.get(user_id, ids)]
         if owned:
-            with qdrant_unavailable(self.client):
+            with self._io():
                 self.client.delete(self.collection, points_selector=models.PointIdsList(points=owned), wait=True)
         return len(owned)
 
@@ -233,7 +246,7 @@ class LongTermMemory:
             user_id, models.FieldCondition(key="origin", match=models.MatchValue(value=origin))))
 
     def _delete_where(self, flt: models.Filter) -> int:
-        with qdrant_unavailable(self.client):
+        with self._io():
             count = self.client.count(self.collection, count_filter=flt, exact=True).count
             if count:
                 self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
@@ -256,7 +269,7 @@ class LongTermMemory:
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses)
-        with qdrant_unavailable(self.client):
+        with self._io():
             response = self.client.query_points(self.collection, query=list(vector), query_filter=flt, limit=limit,
                                                 with_payload=True)
         return [Hit(memory=self._to_memory(p.id, p.payload), cosine=float(p.score)) for p in response.points]
@@ -267,7 +280,7 @@ class LongTermMemory:
         valid = [i for i in dict.fromkeys(ids) if _is_uuid(i)]
         if not valid:
             return []
-        with qdrant_unavailable(self.client):
+        with self._io():
             records = self.client.retrieve(self.collection, ids=valid, with_payload=True)
         memories = [self._to_memory(r.id, r.payload) for r in records]
         return [m for m in memories if m.user_id == user_id]
@@ -283,7 +296,7 @@ class LongTermMemory:
         flt = self._search_filter(user_id, None, statuses)
         offset: Any = None
         while True:
-            with qdrant_unavailable(self.client):
+            with self._io():
                 records, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=batch, offset=offset,
                                                      with_payload=True)
             for r in records:
@@ -292,7 +305,7 @@ class LongTermMemory:
                 return
 
     def count(self, user_id: str, *, statuses: Sequence[Status] = STATUSES) -> int:
-        with qdrant_unavailable(self.client):
+        with self._io():
             return self.client.count(self.collection, count_filter=self._search_filter(user_id, None, statuses),
                                      exact=True).count
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 
 from memory.errors import InvalidInputError
@@ -396,3 +396,19 @@ def parse_time_window(text: str, now: datetime) -> TimeWindow | None:
         if part[0] not in phrase:
             phrase = f"{phrase} {part[0]}"
     return TimeWindow(start=start, end=end, phrase=phrase.strip())
+
+
+def parse_timestamp(text: str, tz: tzinfo) -> datetime:
+    """An ISO 8601 time (``2026-06-19``, ``2026-06-19T12:30``, ``...+08:00``, ``...Z``); without an offset it is
+    read on the user's clock ``tz``. Anything else is an :class:`InvalidInputError`."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError("timestamp is empty (use ISO 8601, e.g. 2026-06-19T12:30+08:00)")
+    try:
+        parsed = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise InvalidInputError(f"timestamp {text[:60]!r} is not ISO 8601 (e.g. 2026-06-19T12:30+08:00)") from exc
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=tz)
+    if not 1970 <= parsed.year <= 2999:
+        raise InvalidInputError(f"timestamp {text[:60]!r} is outside 1970-2999")
+    return parsed

@@ -1,0 +1,117 @@
+"""The operations the CLI (and any other front end) offers, on the same code paths as the graph.
+
+``run_turn`` runs one turn of the agent on a checkpointed thread; ``add_memory`` stores what the user states
+directly (the user is the authority: no verifier); ``search_memories`` ranks a user's memories for a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.deps import Deps
+from memory.checkpoint import RedisSaver, SaverConfig
+from memory.errors import InvalidInputError
+from memory.long_term import Memory, memory_id
+from memory.recall import Recalled, recall
+from memory.temporal import parse_time_window, parse_timestamp
+from memory.validation import check_id, check_text
+
+
+@dataclass
+class TurnResult:
+    answer: str
+    user_id: str
+    session_id: str
+    state: dict[str, Any]
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+
+
+def thread_id(user_id: str, session_id: str) -> str:
+    """The checkpoint thread of a CLI session (one per user and session)."""
+    return f"cli:{user_id}:{session_id}"
+
+
+@contextmanager
+def compiled(deps: Deps) -> Iterator[CompiledStateGraph[Any, Context, Any, Any]]:
+    """The agent compiled with the Redis checkpointer on the configured Redis."""
+    s = deps.settings
+    saver = RedisSaver(deps.resources.redis, config=SaverConfig(
+        prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
+    yield build_graph(deps).compile(checkpointer=saver)
+
+
+def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
+             important: bool = False, resume: str | None = None) -> TurnResult:
+    """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread."""
+    s = deps.settings
+    check_id("user id", user_id, max_length=s.max_id_length)
+    check_id("session id", session_id, max_length=s.max_id_length)
+    config: Any = {"configurable": {"thread_id": thread_id(user_id, session_id)}}
+    ctx = Context(user_id=user_id, session_id=session_id)
+    with compiled(deps) as graph:
+        if resume is not None:
+            pending = graph.get_state(config).interrupts
+            if not pending:
+                raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
+            graph.invoke(Command(resume=resume), config, context=ctx)
+        else:
+            text = check_text("message", message, max_chars=s.max_message_chars)
+            payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
+            if at:
+                parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
+                payload["at"] = at
+            graph.invoke(payload, config, context=ctx)
+        snapshot = graph.get_state(config)
+    values = dict(snapshot.values)
+    answer = ""
+    for m in reversed(values.get("messages", [])):
+        if isinstance(m, AIMessage) and not m.tool_calls:
+            answer = m.text
+            break
+        if isinstance(m, HumanMessage):
+            break
+    interrupts = [dict(i.value) if isinstance(i.value, dict) else {"value": i.value} for i in snapshot.interrupts]
+    return TurnResult(answer=answer, user_id=user_id, session_id=session_id, state=values, interrupts=interrupts)
+
+
+def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, important: bool = False) -> Memory:
+    """Store ``text`` as an active memory of ``user_id`` (recorded ``at``; its time phrase sets ``event_time``)."""
+    s = deps.settings
+    check_id("user id", user_id, max_length=s.max_id_length)
+    text = check_text("memory text", text, max_chars=s.max_message_chars)
+    tz = ZoneInfo(s.timezone)
+    when = parse_timestamp(at, tz) if at else datetime.now(tz)
+    ts = int(when.timestamp() * 1000)
+    window = parse_time_window(text, when)
+    memory = Memory(id=memory_id(user_id, f"manual:{ts}:{text}"), text=text, detail=text, user_id=user_id,
+                    session_id="manual", timestamp=ts,
+                    event_time=int(window.start.timestamp() * 1000) if window else None,
+                    decay_weight=s.important_weight if important else 1.0, origin="manual")
+    deps.long_term().upsert([memory], deps.embeddings.embed_documents([text]))
+    return memory
+
+
+def search_memories(deps: Deps, user_id: str, query: str, *, now: str | None = None,
+                    limit: int | None = None) -> list[Recalled]:
+    """The ranked memories of ``user_id`` for ``query`` at ``now`` (time intent and decay included)."""
+    s = deps.settings
+    check_id("user id", user_id, max_length=s.max_id_length)
+    query = check_text("query", query, max_chars=s.max_message_chars)
+    if limit is not None and limit <= 0:
+        raise InvalidInputError(f"--limit must be > 0, got {limit}")
+    tz = ZoneInfo(s.timezone)
+    clock = parse_timestamp(now, tz) if now else datetime.now(tz)
+    top = limit or s.recall_top_k
+    return recall(deps.long_term(), deps.embeddings, user_id, query, clock, search_k=max(s.search_top_k, top),
+                  top_k=top, config=deps.ranking()).memories

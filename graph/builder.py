@@ -1,0 +1,47 @@
+"""The agent's graph, built in one place (STYLE.md rule 1): compile it where it is used.
+
+    ingest → recall → respond (⇄ tools) → fact_check → write → archive → confirm
+
+The server module compiles it without a checkpointer (the server brings the Redis one from ``langgraph.json``);
+the CLI and tests compile it with theirs.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import InputState, State
+from nodes.archive import make_archive
+from nodes.confirm import make_confirm
+from nodes.fact_check import make_fact_check
+from nodes.ingest import make_ingest
+from nodes.recall import make_recall
+from nodes.respond import make_respond, route_after_respond
+from nodes.tools import make_task_tools, make_tool_node
+from nodes.write import make_write
+
+
+def build_graph(deps: Deps) -> StateGraph[State, Context, InputState, State]:
+    """The uncompiled graph over ``deps`` (stores and models, opened on first use)."""
+    tools = make_task_tools(deps)
+    builder = StateGraph(State, context_schema=Context, input_schema=InputState)
+    builder.add_node("ingest", make_ingest(deps))
+    builder.add_node("recall", make_recall(deps))
+    builder.add_node("respond", make_respond(deps, tools))
+    builder.add_node("tools", make_tool_node(tools))
+    builder.add_node("fact_check", make_fact_check(deps))
+    builder.add_node("write", make_write(deps))
+    builder.add_node("archive", make_archive(deps))
+    builder.add_node("confirm", make_confirm(deps))
+    builder.add_edge(START, "ingest")
+    builder.add_edge("ingest", "recall")
+    builder.add_edge("recall", "respond")
+    builder.add_conditional_edges("respond", route_after_respond, ["tools", "fact_check"])
+    builder.add_edge("tools", "respond")
+    builder.add_edge("fact_check", "write")
+    builder.add_edge("write", "archive")
+    builder.add_edge("archive", "confirm")
+    builder.add_edge("confirm", END)
+    return builder

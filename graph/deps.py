@@ -1,0 +1,81 @@
+"""What the graph's nodes need: settings, the stores and the models, opened on first use.
+
+``Deps()`` with no arguments reads the settings only when a node first runs, so importing the server module opens
+nothing and needs no key (STYLE.md rule 3). The CLI and tests pass their own settings, stores and models.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from langchain_core.embeddings import Embeddings
+
+from graph.models import ModelProvider, OpenAIModels
+from graph.resources import Resources
+from graph.settings import Settings, get_settings
+from memory.long_term import LongTermMemory
+from memory.postgres import TaskStore, UsageLedger
+from memory.ranking import RankingConfig
+from memory.short_term import ShortTermMemory
+
+
+class Deps:
+    def __init__(self, settings: Settings | None = None, *, resources: Resources | None = None,
+                 models: ModelProvider | None = None) -> None:
+        self._settings = settings
+        self._resources = resources
+        self._models = models
+        self._lock = threading.RLock()  # the server runs sync nodes in threads
+
+    @property
+    def settings(self) -> Settings:
+        with self._lock:
+            if self._settings is None:
+                self._settings = self._resources.settings if self._resources else get_settings()
+            return self._settings
+
+    @property
+    def resources(self) -> Resources:
+        with self._lock:
+            if self._resources is None:
+                self._resources = Resources(self.settings)
+            return self._resources
+
+    @property
+    def models(self) -> ModelProvider:
+        with self._lock:
+            if self._models is None:
+                self._models = OpenAIModels(self.settings)
+            return self._models
+
+    def short_term(self) -> ShortTermMemory:
+        with self._lock:
+            return self.resources.short_term()
+
+    def long_term(self) -> LongTermMemory:
+        with self._lock:
+            return self.resources.long_term()
+
+    @property
+    def embeddings(self) -> Embeddings:
+        with self._lock:
+            return self.resources.embeddings
+
+    def tasks(self) -> TaskStore:
+        with self._lock:
+            return self.resources.tasks()
+
+    def ledger(self) -> UsageLedger:
+        with self._lock:
+            return self.resources.ledger()
+
+    def ranking(self) -> RankingConfig:
+        s = self.settings
+        return RankingConfig(half_life_days=s.decay_half_life_days, stale_after_days=s.stale_after_days,
+                             stale_factor=s.stale_factor, ref_boost_max=s.ref_boost_max,
+                             ref_boost_half_refs=s.ref_boost_half_refs)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._resources is not None:
+                self._resources.close()

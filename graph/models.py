@@ -1,0 +1,174 @@
+"""Chat and verifier models: ``ChatOpenAI`` against OpenAI or any OpenAI-compatible server, from the settings.
+
+Also the two ways nodes call a model, so every call gets the same error handling: :func:`invoke` (a reply) and
+:func:`invoke_structured` (a pydantic object, or ``None`` when the reply cannot be parsed).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, SecretStr
+
+from graph.settings import Settings
+from memory.errors import ConfigurationError, ServiceUnavailableError
+from memory.tokens import count_chat, count_tokens
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class ModelProvider(Protocol):
+    """Where nodes get their models; tests pass a scripted fake (the only fake in the project)."""
+
+    def chat(self, name: str | None = None) -> BaseChatModel: ...
+
+    def verifier(self, name: str | None = None) -> BaseChatModel: ...
+
+
+class ModelError(ServiceUnavailableError):
+    """A model server failed the request (unreachable, refused the key, timed out, unknown model)."""
+
+
+@dataclass(frozen=True)
+class _Endpoint:
+    model: str
+    base_url: str | None
+    api_key: SecretStr | None
+
+
+class OpenAIModels:
+    """``ChatOpenAI`` clients from the settings, one per model name, created on first use."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._cache: dict[_Endpoint, ChatOpenAI] = {}
+        self._lock = threading.Lock()
+
+    def chat(self, name: str | None = None) -> BaseChatModel:
+        s = self.settings
+        model = name or s.chat_model
+        if not model:
+            raise ConfigurationError("no chat model configured: set PALACE_CHAT_MODEL (and PALACE_CHAT_BASE_URL "
+                                     "for an OpenAI-compatible server such as vLLM, Ollama or llama.cpp)")
+        return self._client(_Endpoint(model, s.chat_base_url, s.chat_api_key))
+
+    def verifier(self, name: str | None = None) -> BaseChatModel:
+        s = self.settings
+        model = name or s.verifier_model
+        if not model:
+            return self.chat()
+        return self._client(_Endpoint(model, s.verifier_base_url or s.chat_base_url,
+                                      s.verifier_api_key or s.chat_api_key))
+
+    def _client(self, ep: _Endpoint) -> ChatOpenAI:
+        with self._lock:
+            if ep not in self._cache:
+                self._cache[ep] = make_chat_openai(self.settings, ep.model, ep.base_url, ep.api_key)
+            return self._cache[ep]
+
+
+def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None) -> ChatOpenAI:
+    """A ``ChatOpenAI`` with a timeout and an output cap local servers honour."""
+    kwargs: dict[str, Any] = {
+        "model": model, "base_url": base_url, "timeout": settings.model_timeout_s,
+        "max_retries": settings.model_max_retries, "temperature": settings.temperature, "stream_usage": True,
+    }
+    if api_key is not None:
+        kwargs["api_key"] = api_key
+    elif base_url:
+        kwargs["api_key"] = "unused"  # local servers ignore the key, but the client insists on one
+    param = settings.max_tokens_param
+    if param == "auto":
+        param = "max_tokens" if base_url else "max_completion_tokens"
+    if param == "max_tokens":
+        # ChatOpenAI(max_tokens=...) sends max_completion_tokens, which some local servers ignore (DESIGN.md).
+        kwargs["extra_body"] = {"max_tokens": settings.max_output_tokens}
+    else:
+        kwargs["max_tokens"] = settings.max_output_tokens
+    try:
+        return ChatOpenAI(**kwargs)
+    except openai.OpenAIError as exc:  # no key anywhere
+        raise ConfigurationError(f"chat model {model!r}: {exc}; set PALACE_CHAT_API_KEY or OPENAI_API_KEY") from exc
+
+
+def describe(model: BaseChatModel) -> tuple[str, str]:
+    """(model name, where it is served) for errors and the ledger."""
+    name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+    where = getattr(model, "openai_api_base", None) or ("https://api.openai.com/v1" if isinstance(model, ChatOpenAI)
+                                                       else "in-process")
+    return str(name), str(where)
+
+
+def _model_error(model: BaseChatModel, exc: Exception, what: str) -> ModelError:
+    name, where = describe(model)
+    service = f"{what} model {name!r}"
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelError(service, where, "no answer before the timeout", fix="check the server or raise "
+                                                                             "PALACE_MODEL_TIMEOUT_S")
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return ModelError(service, where, f"the server refused the API key (HTTP {exc.status_code})",
+                          fix="check PALACE_CHAT_API_KEY / PALACE_VERIFIER_API_KEY")
+    if isinstance(exc, openai.NotFoundError):
+        return ModelError(service, where, "the server does not know this model (HTTP 404)",
+                          fix="check PALACE_CHAT_MODEL / PALACE_VERIFIER_MODEL")
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelError(service, where, f"cannot connect: {exc.__cause__ or exc}",
+                          fix="check PALACE_CHAT_BASE_URL and that the server runs")
+    if isinstance(exc, openai.APIStatusError):
+        return ModelError(service, where, f"HTTP {exc.status_code}: {exc.message}")
+    return ModelError(service, where, f"{type(exc).__name__}: {exc}")
+
+
+def invoke(model: BaseChatModel, messages: Sequence[BaseMessage], *, tools: Sequence[BaseTool] = (),
+           what: str = "chat") -> AIMessage:
+    """One model call (with ``tools`` bound if any); server failures become a one-line :class:`ModelError`."""
+    runnable: Runnable[Any, Any] = model.bind_tools(list(tools)) if tools else model
+    try:
+        reply = runnable.invoke(list(messages))
+    except openai.OpenAIError as exc:
+        raise _model_error(model, exc, what) from exc
+    if not isinstance(reply, AIMessage):
+        raise ModelError(f"{what} model", describe(model)[1], f"returned {type(reply).__name__}, not a message")
+    return reply
+
+
+def invoke_structured(model: BaseChatModel, messages: Sequence[BaseMessage], schema: type[T], *,
+                      what: str = "verifier") -> tuple[T | None, AIMessage | None]:
+    """``(parsed, raw reply)``; ``parsed`` is ``None`` when the reply is not valid for ``schema``.
+
+    OpenAI-compatible servers get a JSON-schema response format (llama.cpp constrains its grammar with it);
+    other chat models get the schema as a forced tool.
+    """
+    if isinstance(model, ChatOpenAI):
+        runnable = model.with_structured_output(schema, method="json_schema", include_raw=True)
+    else:
+        runnable = model.with_structured_output(schema, include_raw=True)
+    try:
+        out = runnable.invoke(list(messages))
+    except openai.OpenAIError as exc:
+        raise _model_error(model, exc, what) from exc
+    except ValueError:  # e.g. the reply was cut at the token limit before the JSON closed
+        return None, None
+    assert isinstance(out, dict)
+    raw = out.get("raw")
+    parsed = out.get("parsed")
+    return (parsed if isinstance(parsed, schema) else None), (raw if isinstance(raw, AIMessage) else None)
+
+
+def usage_of(reply: AIMessage | None, prompt: Sequence[BaseMessage], encoding: str) -> tuple[int, int]:
+    """(prompt, completion) tokens: the server's count when it reports one, else counted here."""
+    meta = reply.usage_metadata if reply is not None else None
+    if meta and meta.get("input_tokens"):
+        return int(meta["input_tokens"]), int(meta.get("output_tokens", 0))
+    prompt_tokens = count_chat((m.text for m in prompt), encoding)
+    completion = count_tokens(reply.text, encoding) if reply is not None else 0
+    return prompt_tokens, completion

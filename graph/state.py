@@ -1,0 +1,81 @@
+"""The graph's state. ``typing_extensions.TypedDict``: with ``typing.TypedDict`` on Python 3.11 the LangGraph
+server's schema endpoint fails and Studio gets no schema."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+Decision = Literal["add", "duplicate", "update", "conflict", "unverified"]
+
+
+class InputState(TypedDict):
+    """What a turn takes: the user's message, optionally when it was sent and whether it matters."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    at: NotRequired[str | None]  # ISO 8601 time the message was sent (history import); unset: now
+    important: NotRequired[bool]  # the user marks what this turn says as important (decay weight 2.0)
+
+
+class Turn(TypedDict):
+    id: str  # the user's short-term entry id: the source of every memory this turn writes
+    user_id: str
+    session_id: str
+    now_ms: int
+    timezone: str
+    message: str
+
+
+class RecalledMemory(TypedDict):
+    id: str
+    text: str
+    timestamp: int
+    event_time: int | None
+    score: float
+    cosine: float
+    decay: float
+    weight: float
+    boost: float
+
+
+class Candidate(TypedDict):
+    text: str
+    detail: str
+    event_time: int | None
+    important: bool
+
+
+class Verdict(TypedDict):
+    candidate: Candidate
+    decision: Decision
+    memory_id: str  # the id the new memory gets (if written)
+    target: str | None  # the existing memory it duplicates, updates or conflicts with
+    target_text: str | None
+    reason: str
+
+
+class Usage(TypedDict):
+    node: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class State(InputState):
+    turn: NotRequired[Turn]
+    window: NotRequired[list[dict[str, Any]]]  # short-term entries before this message (role, content, ts)
+    tasks: NotRequired[list[dict[str, Any]]]
+    recalled: NotRequired[list[RecalledMemory]]
+    time_window: NotRequired[dict[str, str] | None]  # the past window the question is about, if any
+    prompt_tokens: NotRequired[int]  # of the last respond call, as budgeted
+    tool_rounds: NotRequired[int]
+    verdicts: NotRequired[list[Verdict]]
+    used: NotRequired[list[str]]  # memory ids the answer used
+    usage: NotRequired[list[Usage]]
+    needs_archive: NotRequired[bool]
+    archive: NotRequired[dict[str, int] | None]
+    confirmations: NotRequired[list[dict[str, Any]]]
+

@@ -1,0 +1,38 @@
+"""Which recalled memories an answer used: content overlap, in English and Chinese (pure logic, no model).
+
+A memory counts as used when most of its content words (Latin words of 3+ letters, digits, and Chinese
+character bigrams) appear in the answer. Used memories get their ``ref_count`` bumped, so what keeps being
+useful ranks higher.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_WORD = re.compile(r"[a-z]{3,}|\d+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_STOP = frozenset("the and for with that this you your user users has have had was were are from not but "
+                  "about they their them his her she him its".split())
+
+
+def content_units(text: str) -> set[str]:
+    lowered = text.lower()
+    units = {w for w in _WORD.findall(lowered) if w not in _STOP}
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            units.add(run)
+        units.update(run[i:i + 2] for i in range(len(run) - 1))
+    units.discard("用户")
+    return units
+
+
+def used_memories(answer: str, memories: Sequence[str], *, threshold: float = 0.5) -> list[int]:
+    """Indexes of ``memories`` whose content the ``answer`` repeats (share of units >= ``threshold``)."""
+    said = content_units(answer)
+    used = []
+    for i, text in enumerate(memories):
+        units = content_units(text)
+        if len(units) >= 2 and len(units & said) / len(units) >= threshold:
+            used.append(i)
+    return used

@@ -1,0 +1,56 @@
+"""Small helpers every node shares: the run's context, the user's clock, the turn's messages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.state import State, Turn, Usage
+from memory.errors import InvalidInputError
+
+
+def context_of(runtime: Runtime[Context]) -> Context:
+    ctx = runtime.context
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, dict):  # a caller that bypassed the schema coercion
+        return Context(**ctx)
+    return ctx
+
+
+def turn_of(state: State) -> Turn:
+    turn = state.get("turn")
+    if turn is None:
+        raise InvalidInputError("the turn has not been ingested (the graph starts at 'ingest')")
+    return turn
+
+
+def clock(turn: Turn) -> datetime:
+    """The moment of the user's message on the user's clock."""
+    return datetime.fromtimestamp(turn["now_ms"] / 1000, ZoneInfo(turn["timezone"]))
+
+
+def this_turn(messages: list[AnyMessage]) -> list[AnyMessage]:
+    """The messages of the current turn: the last human message and what followed it (tool calls, results)."""
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], HumanMessage):
+            return messages[i:]
+    return []
+
+
+def final_answer(messages: list[AnyMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage) and not message.tool_calls:
+            return message.text
+    return ""
+
+
+def add_usage(state: State, node: str, model: str, prompt_tokens: int, completion_tokens: int) -> list[Usage]:
+    return [*state.get("usage", []), Usage(node=node, model=model, prompt_tokens=prompt_tokens,
+                                           completion_tokens=completion_tokens)]

@@ -1,0 +1,119 @@
+"""archive: once the session's short-term list passes the threshold, its oldest entries are summarised into
+long-term memories (with lineage to the entries), after the answer is produced.
+
+If the summariser's reply cannot be parsed, every user message of the batch becomes a memory of its own (cut to
+the memory length, the full text kept as detail): an archive never drops what the user said.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+import prompts
+from graph.context import Context
+from graph.deps import Deps
+from graph.models import describe, invoke_structured, usage_of
+from graph.state import State
+from memory.archive import MemoryDraft, Summarizer, archive_session
+from memory.errors import PalaceError
+from memory.short_term import Entry
+from memory.tokens import truncate_tokens
+from nodes._turn import context_of, turn_of
+from nodes.fact_check import event_time, marks_important
+
+log = logging.getLogger(__name__)
+
+
+class SummaryItem(BaseModel):
+    text: str = Field(description="one short sentence about the user")
+    entry: int = Field(default=0, description="number of the message the fact comes from")
+    when: str = Field(default="", description="the time expression as written, or empty")
+
+
+class Summary(BaseModel):
+    """Facts about the user worth keeping in long-term memory."""
+
+    memories: list[SummaryItem] = Field(default_factory=list)
+
+
+def conversation(entries: Sequence[Entry], tz: ZoneInfo) -> str:
+    return "\n".join(
+        f"{i}. [{datetime.fromtimestamp(e.ts / 1000, tz):%Y-%m-%d %H:%M}] {e.role}: {e.content}"
+        for i, e in enumerate(entries, 1)
+    )
+
+
+def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo, *, max_tokens: int,
+                encoding: str, important_weight: float) -> list[MemoryDraft]:
+    """The batch's memories: the summariser's, or one per user message when it gave nothing parseable."""
+    def weight(text: str) -> float:
+        return important_weight if marks_important(text) else 1.0
+
+    if summary is None:
+        return [MemoryDraft(text=truncate_tokens(e.content, max_tokens, encoding), detail=e.content,
+                            event_time=event_time("", e.content, datetime.fromtimestamp(e.ts / 1000, tz)),
+                            decay_weight=weight(e.content))
+                for e in entries if e.role == "user"]
+    drafts = []
+    for item in summary.memories:
+        text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
+        if not text:
+            continue
+        source = entries[item.entry - 1] if 1 <= item.entry <= len(entries) else entries[-1]
+        at = datetime.fromtimestamp(source.ts / 1000, tz)
+        drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time(item.when, item.text, at),
+                                  decay_weight=weight(source.content)))
+    return drafts
+
+
+def make_summarizer(model: BaseChatModel, deps: Deps, tz: ZoneInfo, override: str | None,
+                    on_usage: Callable[[str, int, int], None]) -> Summarizer:
+    s = deps.settings
+
+    def summarize(entries: Sequence[Entry]) -> Sequence[MemoryDraft]:
+        request = [HumanMessage(prompts.render("summarize", {"conversation": conversation(entries, tz)},
+                                               override=override))]
+        summary, raw = invoke_structured(model, request, Summary, what="chat")
+        prompt_tokens, completion = usage_of(raw, request, s.token_encoding)
+        on_usage(describe(model)[0], prompt_tokens, completion)
+        if summary is None:
+            log.warning("archive summary could not be parsed; keeping each user message of the batch")
+        return drafts_from(summary, entries, tz, max_tokens=s.memory_max_tokens, encoding=s.token_encoding,
+                           important_weight=s.important_weight)
+
+    return summarize
+
+
+def make_archive(deps: Deps) -> Any:
+    def archive(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        if not state.get("needs_archive"):
+            return {}
+        ctx = context_of(runtime)
+        turn = turn_of(state)
+        ledger = deps.ledger()
+
+        def on_usage(model: str, prompt_tokens: int, completion: int) -> None:
+            ledger.record(turn["user_id"], turn["session_id"], "archive", model, prompt_tokens, completion)
+
+        summarize = make_summarizer(deps.models.chat(ctx.chat_model), deps, ZoneInfo(turn["timezone"]),
+                                    ctx.prompts.get("summarize"), on_usage)
+        try:
+            result = archive_session(deps.short_term(), deps.long_term(), deps.embeddings, summarize,
+                                     turn["user_id"], turn["session_id"])
+        except PalaceError as exc:
+            # The batch stays pending in short-term memory and is retried on the session's next turn.
+            log.warning("archive postponed: %s", exc)
+            return {"needs_archive": False, "archive": {"error": str(exc)}}
+        return {"needs_archive": False, "archive": {"batches": result.batches, "entries": result.entries,
+                                                    "memories": result.memories, "recovered": result.recovered}}
+
+    return archive

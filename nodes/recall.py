@@ -1,0 +1,38 @@
+"""recall: the session's short-term window, the user's open tasks, and the top memories for the message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.deps import Deps
+from graph.state import RecalledMemory, State
+from memory.recall import recall
+from nodes._turn import clock, turn_of
+
+
+def make_recall(deps: Deps) -> Any:
+    def recall_node(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        s = deps.settings
+        turn = turn_of(state)
+        user, session = turn["user_id"], turn["session_id"]
+        window = deps.short_term().window(user, session)
+        entries = [{"role": e.role, "content": e.content, "ts": e.ts} for e in window.entries if e.id != turn["id"]]
+        tasks = [t.model_dump(mode="json", exclude={"history"}) for t in deps.tasks().list_tasks(user, status="active")]
+        result = recall(deps.long_term(), deps.embeddings, user, turn["message"], clock(turn),
+                        search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking())
+        recalled = [
+            RecalledMemory(id=r.memory.id, text=r.memory.text, timestamp=r.memory.timestamp,
+                           event_time=r.memory.event_time, score=r.breakdown.score, cosine=r.breakdown.cosine,
+                           decay=r.breakdown.decay, weight=r.breakdown.weight, boost=r.breakdown.boost)
+            for r in result.memories
+        ]
+        time_window = None
+        if result.window is not None:
+            time_window = {"phrase": result.window.phrase, "start": result.window.start.isoformat(),
+                           "end": result.window.end.isoformat()}
+        return {"window": entries, "tasks": tasks, "recalled": recalled, "time_window": time_window}
+
+    return recall_node

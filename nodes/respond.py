@@ -1,0 +1,111 @@
+"""respond: one model call with the system prompt, the top memories, open tasks and the short-term window,
+fitted to the prompt token budget (the window is trimmed first, then memories). May call the task tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.tools import BaseTool
+from langgraph.runtime import Runtime
+
+import prompts
+from graph.context import Context
+from graph.deps import Deps
+from graph.models import describe, invoke, usage_of
+from graph.state import RecalledMemory, State
+from memory.budget import BudgetPlan, fit_budget
+from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
+from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
+
+
+@dataclass(frozen=True)
+class Prompt:
+    messages: list[BaseMessage]
+    plan: BudgetPlan
+
+
+def _day(ms: int, tz: ZoneInfo) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def memory_line(m: RecalledMemory, tz: ZoneInfo) -> str:
+    data: dict[str, Any] = {"text": m["text"], "recorded": _day(m["timestamp"], tz)}
+    if m.get("event_time") is not None:
+        data["happened"] = _day(int(m["event_time"] or 0), tz)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def task_line(task: dict[str, Any]) -> str:
+    return json.dumps({"task_id": task["id"], "title": task["title"], "progress": task.get("progress", ""),
+                       "steps": task["steps"]}, ensure_ascii=False)
+
+
+def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],
+                 window: Sequence[dict[str, Any]], turn_messages: Sequence[AnyMessage],
+                 time_window: dict[str, str] | None, budget: int, encoding: str,
+                 overrides: dict[str, str] | None = None) -> Prompt:
+    """The respond call's messages within ``budget`` tokens (pure: no I/O)."""
+    tz = now.tzinfo if isinstance(now.tzinfo, ZoneInfo) else ZoneInfo("UTC")
+    overrides = overrides or {}
+    hint = ""
+    if time_window:
+        hint = prompts.render("time_hint", time_window, override=overrides.get("time_hint"))
+    lines = [memory_line(m, tz) for m in recalled]
+
+    def system(kept: int) -> str:
+        return prompts.render("respond_system", {
+            "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "timezone": str(tz), "time_hint": hint,
+            "memories": "\n".join(lines[:kept]) or "(none)", "tasks": "\n".join(task_line(t) for t in tasks) or
+            "(none)"}, override=overrides.get("respond_system"))
+
+    history: list[BaseMessage] = [
+        HumanMessage(e["content"]) if e["role"] == "user" else AIMessage(e["content"])
+        for e in window if e["role"] in ("user", "assistant")
+    ]
+    fixed = count_tokens(system(0), encoding) + PER_MESSAGE + PER_REPLY + sum(
+        PER_MESSAGE + count_tokens(_content(m), encoding) for m in turn_messages)
+    plan = fit_budget(fixed, [PER_MESSAGE + count_tokens(m.text, encoding) for m in history],
+                      [count_tokens(line, encoding) + 1 for line in lines], budget)
+    kept_history = history[len(history) - plan.window_kept:] if plan.window_kept else []
+    return Prompt([SystemMessage(system(plan.memories_kept)), *kept_history, *turn_messages], plan)
+
+
+def _content(message: BaseMessage) -> str:
+    extra = ""
+    if isinstance(message, AIMessage) and message.tool_calls:
+        extra = json.dumps(message.tool_calls, ensure_ascii=False, default=str)
+    return message.text + extra
+
+
+def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
+    def respond(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        s = deps.settings
+        ctx = context_of(runtime)
+        turn = turn_of(state)
+        rounds = state.get("tool_rounds", 0)
+        model = deps.models.chat(ctx.chat_model)
+        prompt = build_prompt(now=clock(turn), recalled=state.get("recalled", []), tasks=state.get("tasks", []),
+                              window=state.get("window", []), turn_messages=this_turn(state["messages"]),
+                              time_window=state.get("time_window"), budget=s.prompt_token_budget,
+                              encoding=s.token_encoding, overrides=ctx.prompts)
+        use_tools = bool(tools) and rounds < s.max_tool_rounds
+        reply = invoke(model, prompt.messages, tools=tools if use_tools else ())
+        if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only
+            reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
+        prompt_tokens, completion = usage_of(reply, prompt.messages, s.token_encoding)
+        return {"messages": [reply], "tool_rounds": rounds + (1 if reply.tool_calls else 0),
+                "prompt_tokens": prompt.plan.tokens,
+                "usage": add_usage(state, "respond", describe(model)[0], prompt_tokens, completion)}
+
+    return respond
+
+
+def route_after_respond(state: State) -> str:
+    last = state["messages"][-1] if state.get("messages") else None
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "fact_check"
