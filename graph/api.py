@@ -6,8 +6,6 @@ directly (the user is the authority: no verifier); ``search_memories`` ranks a u
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -42,13 +40,15 @@ def thread_id(user_id: str, session_id: str) -> str:
     return f"cli:{user_id}:{session_id}"
 
 
-@contextmanager
-def compiled(deps: Deps) -> Iterator[CompiledStateGraph[Any, Context, Any, Any]]:
-    """The agent compiled with the Redis checkpointer on the configured Redis."""
-    s = deps.settings
-    saver = RedisSaver(deps.resources.redis, config=SaverConfig(
-        prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
-    yield build_graph(deps).compile(checkpointer=saver)
+def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
+    """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
+    def build() -> CompiledStateGraph[Any, Context, Any, Any]:
+        s = deps.settings
+        saver = RedisSaver(deps.resources.redis, config=SaverConfig(
+            prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
+        return build_graph(deps).compile(checkpointer=saver)
+
+    return deps.memo("graph", build)
 
 
 def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
@@ -59,20 +59,20 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
     check_id("session id", session_id, max_length=s.max_id_length)
     config: Any = {"configurable": {"thread_id": thread_id(user_id, session_id)}}
     ctx = Context(user_id=user_id, session_id=session_id)
-    with compiled(deps) as graph:
-        if resume is not None:
-            pending = graph.get_state(config).interrupts
-            if not pending:
-                raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
-            graph.invoke(Command(resume=resume), config, context=ctx)
-        else:
-            text = check_text("message", message, max_chars=s.max_message_chars)
-            payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
-            if at:
-                parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
-                payload["at"] = at
-            graph.invoke(payload, config, context=ctx)
-        snapshot = graph.get_state(config)
+    graph = compiled(deps)
+    if resume is not None:
+        pending = graph.get_state(config).interrupts
+        if not pending:
+            raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
+        graph.invoke(Command(resume=resume), config, context=ctx)
+    else:
+        text = check_text("message", message, max_chars=s.max_message_chars)
+        payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
+        if at:
+            parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
+            payload["at"] = at
+        graph.invoke(payload, config, context=ctx)
+    snapshot = graph.get_state(config)
     values = dict(snapshot.values)
     answer = ""
     for m in reversed(values.get("messages", [])):

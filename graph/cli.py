@@ -6,7 +6,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from graph.api import TurnResult, add_memory, run_turn, search_memories
 from graph.deps import Deps
+from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
 from memory.errors import InvalidInputError, PalaceError, one_line
@@ -55,6 +56,10 @@ def cmd_services_stop(args: argparse.Namespace) -> int:
     stopped = stop_services(_settings(args))
     print("stopped: " + ", ".join(stopped) if stopped else "no embedded service was running")
     return 0
+
+
+# The model boundary: tests swap in a scripted model here; everything else stays real.
+make_models: Callable[[Settings], ModelProvider] = OpenAIModels
 
 
 def _iso(ms: int | None, tz: ZoneInfo) -> str:
@@ -103,7 +108,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
     with Resources(settings) as res:
-        deps = Deps(settings, resources=res)
+        deps = Deps(settings, resources=res, models=make_models(settings))
         result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
                           resume=args.resume)
     _print_turn(result, args, ZoneInfo(settings.timezone))

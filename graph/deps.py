@@ -7,6 +7,8 @@ nothing and needs no key (STYLE.md rule 3). The CLI and tests pass their own set
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 
@@ -18,6 +20,8 @@ from memory.postgres import TaskStore, UsageLedger
 from memory.ranking import RankingConfig
 from memory.short_term import ShortTermMemory
 
+T = TypeVar("T")
+
 
 class Deps:
     def __init__(self, settings: Settings | None = None, *, resources: Resources | None = None,
@@ -26,6 +30,7 @@ class Deps:
         self._resources = resources
         self._models = models
         self._lock = threading.RLock()  # the server runs sync nodes in threads
+        self._memo: dict[str, Any] = {}
 
     @property
     def settings(self) -> Settings:
@@ -74,6 +79,14 @@ class Deps:
         return RankingConfig(half_life_days=s.decay_half_life_days, stale_after_days=s.stale_after_days,
                              stale_factor=s.stale_factor, ref_boost_max=s.ref_boost_max,
                              ref_boost_half_refs=s.ref_boost_half_refs)
+
+    def memo(self, name: str, factory: Callable[[], T]) -> T:
+        """``factory()`` once per ``Deps`` (e.g. the compiled graph: building its tool schemas takes ~0.2 s)."""
+        with self._lock:
+            if name not in self._memo:
+                self._memo[name] = factory()
+            value: T = self._memo[name]
+            return value
 
     def close(self) -> None:
         with self._lock:

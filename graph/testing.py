@@ -21,7 +21,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolCall
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from memory.tokens import count_chat, count_tokens
 
@@ -34,8 +34,13 @@ class ScriptedChatModel(GenericFakeChatModel):
     messages: Iterator[AIMessage | str] = Field(default_factory=lambda: iter(()))
     responder: Responder
     bound: list[str] = Field(default_factory=list)
-    calls: list[dict[str, Any]] = Field(default_factory=list)
     model_name: str = "scripted"
+    # A private attribute: not serialised into every callback (the log grows), shared by bind_tools copies.
+    _calls: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        return self._calls
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
         names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
@@ -48,7 +53,7 @@ class ScriptedChatModel(GenericFakeChatModel):
         completion = count_tokens(reply.text) + sum(count_tokens(json.dumps(c["args"])) for c in reply.tool_calls)
         reply.usage_metadata = {"input_tokens": prompt, "output_tokens": completion,
                                 "total_tokens": prompt + completion}
-        self.calls.append({"messages": messages, "tools": list(self.bound), "reply": reply, "prompt_tokens": prompt})
+        self._calls.append({"messages": messages, "tools": list(self.bound), "reply": reply, "prompt_tokens": prompt})
         return reply
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,

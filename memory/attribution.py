@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 _WORD = re.compile(r"[a-z]{3,}|\d+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-_STOP = frozenset("the and for with that this you your user users has have had was were are from not but "
-                  "about they their them his her she him its".split())
+_STOP = frozenset({
+    "the", "and", "for", "with", "that", "this", "you", "your", "user", "users", "has", "have", "had", "was",
+    "were", "are", "from", "not", "but", "about", "they", "their", "them", "his", "her", "she", "him", "its",
+})
 
 
 def content_units(text: str) -> set[str]:

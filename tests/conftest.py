@@ -94,3 +94,11 @@ def qdrant_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Qd
         client = QdrantClient(":memory:") if request.param == "memory" else QdrantClient(path=str(tmp_path / "q"))
     yield client
     client.close()
+
+
+@pytest.fixture(scope="session")
+def e5() -> object:
+    """One real e5 embedder for the run (its model loads once)."""
+    from memory.embeddings import E5Embeddings
+
+    return E5Embeddings()

@@ -1,0 +1,342 @@
+"""The agent end to end on real Redis, PostgreSQL and Qdrant; the scripted model is the only fake."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import openai
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage
+
+from graph.api import search_memories
+from graph.testing import ScriptedBrain, tool_call
+from memory.errors import InvalidInputError, ServiceUnavailableError
+from tests.integration.agent_harness import Agent, make_agent
+
+TZ = ZoneInfo("Asia/Shanghai")
+
+
+def iso(dt: datetime) -> str:
+    return dt.isoformat()
+
+
+def texts(result: Any) -> list[str]:
+    return [r["text"] for r in result.state["recalled"]]
+
+
+def test_fact_from_session_a_is_recalled_in_session_b_and_never_for_another_user(agent: Agent) -> None:
+    first = agent.turn("alice", "a", "I live in Hangzhou. My daughter is called Mei.")
+    assert {v["decision"] for v in first.state["verdicts"]} == {"add"}
+    later = agent.turn("alice", "b", "Where do I live?")
+    assert "I live in Hangzhou" in texts(later)
+    assert "I live in Hangzhou" in later.answer  # the memory reached the model's prompt
+    other = agent.turn("bob", "a", "Where do I live?")  # same session name, another user
+    assert other.state["recalled"] == []
+    assert "Hangzhou" not in other.answer
+    bob_prompt = agent.calls("create_task")[-1]["messages"]  # the respond call of bob's turn
+    assert "Hangzhou" not in " ".join(m.text for m in bob_prompt)
+    # and the stores agree: bob owns nothing
+    assert agent.deps.long_term().count("bob") == 0
+
+
+def test_the_turn_is_in_short_term_memory_with_its_answer(agent: Agent) -> None:
+    agent.turn("u", "s", "I like jasmine tea.")
+    window = agent.deps.short_term().window("u", "s")
+    assert [(e.role, e.content) for e in window.entries] == [
+        ("user", "I like jasmine tea."), ("assistant", "I do not remember anything about that.")]
+
+
+def _conflict_on_city(new: str, existing: list[str]) -> tuple[str, int]:
+    for i, text in enumerate(existing, 1):
+        if "live in" in new and "live in" in text and new != text:
+            return "conflict", i
+    return "add", 0
+
+
+@pytest.fixture
+def conflict_agent(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) -> Any:
+    yield from make_agent(redis_server_url, pg_url, tmp_path, e5, brain=ScriptedBrain(_conflict_on_city))
+
+
+def test_conflicting_fact_is_disputed_not_recalled_and_applied_after_confirmation(conflict_agent: Agent) -> None:
+    agent = conflict_agent
+    agent.turn("u", "s1", "I live in Beijing.")
+    told = agent.turn("u", "s2", "I live in Shanghai.")
+    verdict = told.state["verdicts"][0]
+    assert verdict["decision"] == "conflict" and verdict["target_text"] == "I live in Beijing"
+    [pending] = told.interrupts
+    assert pending["kind"] == "confirm_memory" and "I live in Shanghai" in pending["question"]
+    assert "I live in Beijing" in pending["question"]
+    ltm = agent.deps.long_term()
+    [disputed] = ltm.get("u", [verdict["memory_id"]])
+    assert disputed.status == "disputed" and disputed.conflicts_with == verdict["target"]
+    asked = agent.turn("u", "s3", "Where do I live?")  # a new turn elsewhere: the disputed one is not recalled
+    assert texts(asked) == ["I live in Beijing"]
+
+    done = agent.resume("u", "s2", "yes")
+    assert done.interrupts == []
+    assert done.state["confirmations"][0]["outcome"] == "accepted"
+    [new] = ltm.get("u", [verdict["memory_id"]])
+    [old] = ltm.get("u", [verdict["target"]])
+    assert new.status == "active"
+    assert old.status == "superseded" and old.superseded_by == new.id and old.invalid_at is not None
+    assert texts(agent.turn("u", "s4", "Where do I live?")) == ["I live in Shanghai"]
+
+
+def test_rejected_conflict_is_deleted_and_the_old_memory_stays(conflict_agent: Agent) -> None:
+    agent = conflict_agent
+    agent.turn("u", "s1", "I live in Beijing.")
+    told = agent.turn("u", "s2", "I live in Shanghai.")
+    new_id = told.state["verdicts"][0]["memory_id"]
+    done = agent.resume("u", "s2", "否")
+    assert done.state["confirmations"][0]["outcome"] == "rejected"
+    ltm = agent.deps.long_term()
+    assert ltm.get("u", [new_id]) == []
+    assert [m.status for m in ltm.scroll("u")] == ["active"]
+
+
+def test_resume_without_pending_confirmation_is_a_clear_error(agent: Agent) -> None:
+    agent.turn("u", "s", "I live in Beijing.")
+    with pytest.raises(InvalidInputError, match="nothing to confirm"):
+        agent.resume("u", "s", "yes")
+
+
+def _garbage_verdict(brain: ScriptedBrain) -> Any:
+    def respond(messages: list[BaseMessage], tools: list[str]) -> AIMessage | str:
+        if "VerifierVerdict" in tools:
+            return tool_call("VerifierVerdict", {"decision": "maybe?", "existing": "x"})
+        return brain(messages, tools)
+    return respond
+
+
+def test_unparseable_verifier_output_makes_the_candidate_disputed(redis_server_url: str, pg_url: str,
+                                                                 tmp_path: Path, e5: Any) -> None:
+    brain = ScriptedBrain()
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=_garbage_verdict(brain)):  # type: ignore[arg-type]
+        agent.turn("u", "s", "I live in Beijing.")
+        told = agent.turn("u", "s", "I work at a bank in Beijing.")
+        [verdict] = told.state["verdicts"]
+        assert verdict["decision"] == "unverified"
+        assert told.answer  # the turn still answered
+        [m] = agent.deps.long_term().get("u", [verdict["memory_id"]])
+        assert m.status == "disputed"
+        assert "could not check" in told.interrupts[0]["question"]
+
+
+def test_verifier_naming_a_memory_it_was_not_shown_is_unverified(redis_server_url: str, pg_url: str,
+                                                                tmp_path: Path, e5: Any) -> None:
+    brain = ScriptedBrain(lambda new, existing: ("update", 99))
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=brain):
+        agent.turn("u", "s", "I live in Beijing.")
+        told = agent.turn("u", "s", "I live in Shanghai.")
+        assert told.state["verdicts"][0]["decision"] == "unverified"
+        assert [m.status for m in agent.deps.long_term().scroll("u", statuses=("active",))] == ["active"]
+
+
+def test_update_supersedes_and_duplicate_bumps(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) -> None:
+    def rule(new: str, existing: list[str]) -> tuple[str, int]:
+        for i, text in enumerate(existing, 1):
+            if text == new:
+                return "duplicate", i
+            if "work at" in new and "work at" in text:
+                return "update", i
+        return "add", 0
+
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=ScriptedBrain(rule)):
+        ltm = agent.deps.long_term()
+        agent.turn("u", "s", "I work at Alibaba.")
+        dup = agent.turn("u", "s", "I work at Alibaba.")
+        assert dup.state["verdicts"][0]["decision"] == "duplicate"
+        [m] = list(ltm.scroll("u"))
+        assert m.ref_count >= 1
+        upd = agent.turn("u", "s", "I work at Tencent now.")
+        v = upd.state["verdicts"][0]
+        assert v["decision"] == "update"
+        [old] = ltm.get("u", [v["target"]])
+        assert old.status == "superseded" and old.superseded_by == v["memory_id"]
+        assert texts(agent.turn("u", "t", "Where do I work?"))[0] == "I work at Tencent now"
+
+
+def test_important_memory_outranks_an_otherwise_equal_one(agent: Agent) -> None:
+    start = datetime(2026, 3, 1, 10, 0, tzinfo=TZ)
+    agent.turn("u", "s", "My locker code is 4512.", at=iso(start), important=True)
+    agent.turn("u", "s", "My locker code is 7781.", at=iso(start + timedelta(days=10)))
+    found = search_memories(agent.deps, "u", "what is my locker code", now=iso(start + timedelta(days=12)))
+    assert [r.memory.text for r in found[:2]] == ["My locker code is 4512", "My locker code is 7781"]
+    assert found[0].breakdown.weight == 2.0 and found[1].breakdown.weight == 1.0
+    # "记住" in the message marks it important too
+    told = agent.turn("u", "s", "记住：我的护照号码尾号是42。", at=iso(start))
+    assert told.state["verdicts"][0]["candidate"]["important"] is True
+
+
+def test_dragon_boat_question_in_july_finds_the_festival_dinner_not_the_newest(agent: Agent) -> None:
+    year = 2026
+    dinners = [
+        (datetime(year, 1, 20, 19, tzinfo=TZ), "我在鼎泰丰请客户李总吃了晚饭。"),
+        (datetime(year, 3, 8, 19, tzinfo=TZ), "我在外婆家请客户张总吃了午饭。"),
+        (datetime(year, 6, 19, 19, tzinfo=TZ), "我在海底捞请客户王总吃了饭。"),  # 端午节 2026 is June 19
+        (datetime(year, 7, 2, 19, tzinfo=TZ), "我在新荣记请客户赵总吃了饭。"),
+        (datetime(year, 7, 12, 19, tzinfo=TZ), "我在西贝请客户周总吃了饭。"),
+    ]
+    for when, text in dinners:
+        agent.turn("boss", "log", text, at=iso(when))
+    asked = agent.turn("boss", "q", "我端午节在哪家餐厅请的客户？", at=iso(datetime(year, 7, 15, 10, tzinfo=TZ)))
+    assert asked.state["time_window"]["start"].startswith("2026-06-19")
+    assert texts(asked)[0] == "我在海底捞请客户王总吃了饭"
+    assert asked.state["recalled"][0]["decay"] == 1.0
+    present = agent.turn("boss", "q2", "我最近在哪家餐厅请的客户？", at=iso(datetime(year, 7, 15, 10, tzinfo=TZ)))
+    assert texts(present)[0] == "我在西贝请客户周总吃了饭"  # no time window: the newest wins
+
+
+def test_relative_dates_become_an_absolute_event_time(agent: Agent) -> None:
+    at = datetime(2026, 5, 20, 9, 30, tzinfo=TZ)
+    told = agent.turn("u", "s", "Yesterday I signed the lease for the new flat.", at=iso(at))
+    cand = told.state["verdicts"][0]["candidate"]
+    assert cand["event_time"] == int(datetime(2026, 5, 19, tzinfo=TZ).timestamp() * 1000)
+    [m] = list(agent.deps.long_term().scroll("u"))
+    assert m.timestamp == int(at.timestamp() * 1000) and m.event_time == cand["event_time"]
+    assert m.detail == "Yesterday I signed the lease for the new flat."
+    asked = agent.turn("u", "s2", "what did I do on May 19?", at=iso(at + timedelta(days=30)))
+    assert texts(asked) == ["Yesterday I signed the lease for the new flat"]
+
+
+def test_sixty_turns_archive_each_entry_exactly_once_in_batches_of_twenty(agent: Agent) -> None:
+    start = datetime(2026, 4, 1, 9, tzinfo=TZ)
+    batches = []
+    for i in range(60):
+        r = agent.turn("u", "long", f"Note {i}: the meeting room code is {1000 + i}.",
+                       at=iso(start + timedelta(seconds=30 * i)))
+        if r.state.get("archive"):
+            batches.append(r.state["archive"])
+    stm = agent.deps.short_term()
+    # 2 entries a turn (user, assistant): archives at 51+ entries, 20 each, after the answer
+    assert [b["entries"] for b in batches] == [20, 20, 20, 20]
+    assert all(b["recovered"] == 0 for b in batches)
+    remaining = stm.window("u", "long", 500).entries
+    assert len(remaining) == 120 - 80
+    archived = [m for m in agent.deps.long_term().scroll("u") if m.origin.startswith("archive:")]
+    sources = [s for m in archived for s in m.source]
+    # every archived entry has exactly one batch, and nothing still in short-term memory was archived
+    per_batch = {m.origin: tuple(m.source) for m in archived}
+    flat = [s for src in per_batch.values() for s in src]
+    assert len(flat) == len(set(flat)) == 80
+    assert set(sources) == set(flat)
+    assert not set(flat) & {e.id for e in remaining}
+    # the summariser received each batch once
+    assert len(agent.calls("Summary")) == 4
+
+
+def test_sixty_messages_archive_exactly_one_batch_of_twenty(agent: Agent) -> None:
+    stm = agent.deps.short_term()
+    for i in range(58):  # 58 entries straight into short-term memory, then one turn adds 2 more
+        stm.push("u", "s", "user" if i % 2 == 0 else "assistant", f"message {i}")
+    r = agent.turn("u", "s", "I parked on level 3.")
+    assert r.state["archive"] == {"batches": 1, "entries": 20, "memories": 10, "recovered": 0}
+    assert stm.length("u", "s") == 40
+    again = agent.turn("u", "s", "I parked on level 4.")
+    assert again.state.get("archive") is None
+
+
+def test_task_tools_write_postgres_with_the_runtime_identity(agent: Agent) -> None:
+    r = agent.turn("alice", "s", "TASK: expense approval | submit receipt, manager, finance, paid")
+    [task] = agent.deps.tasks().list_tasks("alice")
+    assert task.title == "expense approval" and task.steps == ["submit receipt", "manager", "finance", "paid"]
+    assert task.session_id == "s"
+    assert agent.deps.tasks().list_tasks("bob") == []
+    assert r.answer  # the model answered after the tool result
+    # the open task is in the next prompt, for the same user only
+    later = agent.turn("alice", "s2", "what are my tasks?")
+    assert later.state["tasks"][0]["id"] == task.id
+    assert agent.turn("bob", "s2", "what are my tasks?").state["tasks"] == []
+
+
+def test_a_tool_call_on_another_users_task_is_refused(redis_server_url: str, pg_url: str, tmp_path: Path,
+                                                      e5: Any) -> None:
+    holder: dict[str, str] = {}
+    brain = ScriptedBrain()
+
+    def respond(messages: list[BaseMessage], tools: list[str]) -> AIMessage | str:
+        if "advance_task" in tools and messages[-1].text.startswith("ADVANCE"):
+            return tool_call("advance_task", {"task_id": holder["task"]})
+        return brain(messages, tools)
+
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=respond):  # type: ignore[arg-type]
+        task = agent.deps.tasks().create("alice", "s", "visa", ["form", "photo"])
+        holder["task"] = task.id
+        r = agent.turn("mallory", "s", "ADVANCE it")
+        tool_messages = [m for m in r.state["messages"] if m.type == "tool"]
+        assert tool_messages and "error" in tool_messages[0].text
+        assert agent.deps.tasks().get("alice", task.id).current_step == 0
+
+
+def test_model_failure_is_one_error_and_keeps_the_message_in_short_term(redis_server_url: str, pg_url: str,
+                                                                        tmp_path: Path, e5: Any) -> None:
+    def down(messages: list[BaseMessage], tools: list[str]) -> str:
+        raise openai.APIConnectionError(request=None)  # type: ignore[arg-type]
+
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=down):  # type: ignore[arg-type]
+        with pytest.raises(ServiceUnavailableError, match="cannot connect"):
+            agent.turn("u", "s", "Remember that my flight is on Friday.")
+        window = agent.deps.short_term().window("u", "s")
+        assert [e.content for e in window.entries] == ["Remember that my flight is on Friday."]
+
+
+def test_prompt_stays_within_budget_by_trimming_the_window_first(redis_server_url: str, pg_url: str,
+                                                                 tmp_path: Path, e5: Any) -> None:
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, prompt_token_budget=900):
+        for i in range(20):
+            agent.turn("u", "s", f"Item {i}: " + "the quarterly report covers revenue, costs and hiring plans. " * 4)
+        last = agent.turn("u", "s", "What did the report cover?")
+        assert last.state["prompt_tokens"] <= 900
+        prompt = agent.calls("create_task")[-1]["messages"]
+        assert prompt[0].type == "system" and len(last.state["recalled"]) == 5
+        said = [m.text for m in prompt[1:-1] if m.type == "human"]
+        assert said and not any(t.startswith("Item 0:") for t in said)  # the oldest window entries went first
+        assert said[-1].startswith("Item 19:")  # the newest stayed
+        assert len(prompt) < 2 + 2 * 20
+
+
+def test_prompt_override_from_the_context(agent: Agent) -> None:
+    from graph.api import compiled
+    from graph.context import Context
+
+    graph = compiled(agent.deps)
+    graph.invoke({"messages": [("user", "hello")]}, {"configurable": {"thread_id": "t"}},
+                 context=Context(user_id="u", prompts={"respond_system": "Be terse. Memories: ${memories}"}))
+    system = agent.calls("create_task")[-1]["messages"][0].text
+    assert system == "Be terse. Memories: (none)"
+    with pytest.raises(InvalidInputError, match="unknown placeholders"):
+        graph.invoke({"messages": [("user", "hello")]}, {"configurable": {"thread_id": "t"}},
+                     context=Context(user_id="u", prompts={"respond_system": "${secrets}"}))
+
+
+def test_bad_input_is_refused_before_anything_is_stored(agent: Agent) -> None:
+    for bad in ("", "   ", "x" * 20_001):
+        with pytest.raises(InvalidInputError):
+            agent.turn("u", "s", bad)
+    with pytest.raises(InvalidInputError, match="ISO 8601"):
+        agent.turn("u", "s", "hello", at="last tuesday")
+    with pytest.raises(InvalidInputError, match="user id"):
+        agent.turn("u/../x", "s", "hello")
+    assert agent.deps.short_term().length("u", "s") == 0
+
+
+def test_usage_is_recorded_per_node(agent: Agent) -> None:
+    agent.turn("u", "s", "I like oolong tea.")
+    rows = agent.deps.ledger().summary("node", user_id="u")
+    nodes = {r.key for r in rows}
+    assert {"respond", "fact_check.extract"} <= nodes
+    assert all(r.prompt_tokens > 0 for r in rows)
+
+
+def test_thread_state_keeps_only_recent_messages(redis_server_url: str, pg_url: str, tmp_path: Path,
+                                                 e5: Any) -> None:
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, state_messages_keep=6):
+        for i in range(8):
+            r = agent.turn("u", "s", f"fact number {i} is true.")
+        assert len(r.state["messages"]) <= 6 + 2
+        assert agent.deps.short_term().length("u", "s") == 16  # the session itself is all in short-term memory
+
