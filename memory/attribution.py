@@ -1,8 +1,8 @@
 """Which recalled memories an answer used: content overlap, in English and Chinese (pure logic, no model).
 
-A memory counts as used when most of its content words (Latin words of 3+ letters, digits, and Chinese
-character bigrams) appear in the answer. Used memories get their ``ref_count`` bumped, so what keeps being
-useful ranks higher.
+A memory counts as used when at least 40% of its content units (Latin words of 3+ letters, digits, Chinese
+character bigrams) appear in the answer: answers paraphrase. Used memories get their ``ref_count`` bumped, so
+what keeps being useful ranks higher.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def content_units(text: str) -> set[str]:
     return units
 
 
-def used_memories(answer: str, memories: Sequence[str], *, threshold: float = 0.5) -> list[int]:
+def used_memories(answer: str, memories: Sequence[str], *, threshold: float = 0.4) -> list[int]:
     """Indexes of ``memories`` whose content the ``answer`` repeats (share of units >= ``threshold``)."""
     said = content_units(answer)
     used = []

@@ -1,0 +1,143 @@
+"""``palace chat`` and ``palace memories add|search``: in-process, an isolated data directory per test, real
+Redis / PostgreSQL / Qdrant (local mode on disk); the scripted model stands in at the model boundary."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+import graph.cli
+from graph.cli import main
+from graph.settings import Settings
+from graph.testing import ScriptedBrain, ScriptedModels
+
+
+@pytest.fixture
+def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
+    monkeypatch.setenv("PALACE_DATABASE_URL", pg_url)
+    monkeypatch.setenv("PALACE_KEY_PREFIX", prefix)
+    monkeypatch.setenv("PALACE_TIMEZONE", "Asia/Shanghai")
+    monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
+    brain = ScriptedBrain(lambda new, existing: ("conflict", 1) if "live in" in new and any(
+        "live in" in e for e in existing) else ("add", 0))
+    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(brain))
+
+    def run(*args: str) -> int:
+        return main(["--data-dir", str(tmp_path / "data"), *args])
+
+    yield run
+    client = redis.Redis.from_url(redis_server_url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+def test_chat_remembers_across_sessions_and_explains(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("chat", "I live in Hangzhou.", "--user", "alice", "--session", "one") == 0
+    capsys.readouterr()
+    assert cli("chat", "Where do I live?", "--user", "alice", "--session", "two", "--explain") == 0
+    out = capsys.readouterr().out
+    assert "I live in Hangzhou" in out.splitlines()[0]
+    assert "recalled memories:" in out and "score" in out and "cosine" in out and "decay" in out
+    assert cli("chat", "Where do I live?", "--user", "bob", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["recalled"] == [] and data["user_id"] == "bob"
+
+
+def test_chat_conflict_asks_and_resume_applies(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    cli("chat", "I live in Beijing.", "--user", "u", "--session", "s")
+    capsys.readouterr()
+    assert cli("chat", "I live in Shanghai.", "--user", "u", "--session", "s", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["interrupts"][0]["kind"] == "confirm_memory"
+    assert cli("chat", "--resume", "yes", "--user", "u", "--session", "s", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["confirmations"][0]["outcome"] == "accepted"
+    assert cli("memories", "search", "where do I live", "--user", "u", "--json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["text"] == "I live in Shanghai" and all(r["text"] != "I live in Beijing" for r in rows)
+    assert cli("chat", "--resume", "yes", "--user", "u", "--session", "s") == 2
+    assert "nothing to confirm" in capsys.readouterr().err
+
+
+def test_memories_add_and_search_with_time_intent(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    for at, text in [("2026-06-19T20:00", "我在海底捞请客户王总吃饭"), ("2026-07-12T20:00", "我在西贝请客户周总吃饭"),
+                     ("2026-03-01T09:00", "我喜欢喝龙井茶")]:
+        assert cli("memories", "add", text, "--user", "boss", "--at", at) == 0
+    capsys.readouterr()
+    assert cli("memories", "search", "我端午节在哪家餐厅请的客户", "--user", "boss", "--now", "2026-07-15T10:00",
+               "--json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["text"] == "我在海底捞请客户王总吃饭"
+    assert set(rows[0]) == {"id", "text", "score", "cosine", "decay", "weight", "boost", "timestamp", "event_time"}
+    assert rows[0]["decay"] == 1.0
+    assert cli("memories", "search", "我最近在哪家餐厅请客户", "--user", "boss", "--now", "2026-07-15T10:00",
+               "--limit", "1", "--json") == 0
+    assert [r["text"] for r in json.loads(capsys.readouterr().out)] == ["我在西贝请客户周总吃饭"]
+    assert cli("memories", "search", "餐厅", "--user", "someone-else", "--json") == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_important_flag_sets_the_weight(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("memories", "add", "My locker code is 4512", "--user", "u", "--important", "--json") == 0
+    stored = json.loads(capsys.readouterr().out)
+    assert stored["decay_weight"] == 2.0
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["chat", "", "--user", "u"], 2, "message"),
+    (["chat", "--user", "u"], 2, "a message is required"),
+    (["chat", "hi", "--user", "a b"], 2, "user id"),
+    (["chat", "hi", "--user", "u", "--at", "last week"], 2, "ISO 8601"),
+    (["memories", "add", "  ", "--user", "u"], 2, "memory text"),
+    (["memories", "search", "x", "--user", "u", "--now", "soon"], 2, "ISO 8601"),
+    (["memories", "search", "x", "--user", "u", "--limit", "0"], 2, "must be > 0"),
+])
+def test_bad_input_is_one_line_with_an_exit_code(cli: Any, capsys: pytest.CaptureFixture[str], args: list[str],
+                                                 code: int, message: str) -> None:
+    try:
+        got = cli(*args)
+    except SystemExit as exc:  # argparse's own errors
+        got = int(exc.code or 0)
+    assert got == code
+    err = capsys.readouterr().err.strip()
+    assert message in err and "Traceback" not in err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and errors[0] == err.splitlines()[-1]  # argparse adds its usage above the one error
+
+
+def test_no_chat_model_configured_is_a_clear_error(redis_server_url: str, pg_url: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
+    monkeypatch.setenv("PALACE_DATABASE_URL", pg_url)
+    monkeypatch.delenv("PALACE_CHAT_MODEL", raising=False)
+    assert main(["--data-dir", str(tmp_path), "chat", "hello", "--user", "u", "--session", "nomodel"]) == 2
+    err = capsys.readouterr().err
+    assert "no chat model configured" in err and len(err.strip().splitlines()) == 1
+
+
+def test_unreachable_model_server_is_exit_3_and_the_message_is_kept(redis_server_url: str, pg_url: str,
+                                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    for k, v in {"PALACE_REDIS_URL": redis_server_url, "PALACE_DATABASE_URL": pg_url, "PALACE_KEY_PREFIX": prefix,
+                 "PALACE_CHAT_MODEL": "local", "PALACE_CHAT_BASE_URL": "http://127.0.0.1:9/v1",
+                 "PALACE_MODEL_MAX_RETRIES": "0"}.items():
+        monkeypatch.setenv(k, v)
+    assert main(["--data-dir", str(tmp_path), "chat", "my flight is on Friday", "--user", "u", "--session", "s"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("palace: error: chat model 'local' unavailable at http://127.0.0.1:9/v1")
+    from graph.resources import Resources
+    with Resources(Settings(redis_url=redis_server_url, database_url=pg_url, key_prefix=prefix)) as res:
+        assert [e.content for e in res.short_term().window("u", "s").entries] == ["my flight is on Friday"]
+        res.short_term().clear("u", "s")
