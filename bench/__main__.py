@@ -13,9 +13,9 @@ from memory.errors import PalaceError
 
 
 def _benchmarks() -> dict[str, ModuleType]:
-    from bench import checkpointer, stm
+    from bench import checkpointer, prompt_budget, stm
 
-    return {"stm": stm, "checkpointer": checkpointer}
+    return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     # --- the agent's turn ------------------------------------------------------------------------------
     timezone: str = Field(default="UTC", description="The user's clock for time expressions and --at.")
     prompt_token_budget: int = Field(default=3000, gt=0, description="Respond prompt budget: window, then memories.")
+    window_token_budget: int = Field(default=1500, gt=0, description="Of that budget, at most this much for the "
+                                                                      "recent conversation; older turns come back "
+                                                                      "as memories.")
     memory_max_tokens: int = Field(default=50, gt=0, description="A memory's text is cut to this many tokens.")
     token_encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
     verify_neighbors: int = Field(default=5, gt=0, description="Existing memories the verifier compares against.")

@@ -23,19 +23,22 @@ class BudgetPlan:
         return self.tokens > self.budget
 
 
-def fit_budget(fixed: int, window: Sequence[int], memories: Sequence[int], budget: int) -> BudgetPlan:
+def fit_budget(fixed: int, window: Sequence[int], memories: Sequence[int], budget: int, *,
+               window_budget: int | None = None) -> BudgetPlan:
     """Keep as much as fits in ``budget``: token counts of the fixed part, window entries (oldest first) and
-    memories (best first). Window entries are dropped oldest first, then memories lowest ranked first."""
+    memories (best first). Window entries are dropped oldest first, then memories lowest ranked first.
+    ``window_budget`` caps the window on its own (older context reaches the prompt as memories)."""
     if budget <= 0:
         raise ValueError(f"budget must be > 0, got {budget}")
     if any(t < 0 for t in (fixed, *window, *memories)):
         raise ValueError("token counts cannot be negative")
     mem_total = sum(memories)
     room = budget - fixed - mem_total
+    window_room = room if window_budget is None else min(room, window_budget)
     kept = 0
     used = 0
     for tokens in reversed(window):  # newest first
-        if used + tokens > room:
+        if used + tokens > window_room:
             break
         used += tokens
         kept += 1

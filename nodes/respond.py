@@ -49,7 +49,7 @@ def task_line(task: dict[str, Any]) -> str:
 def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],
                  window: Sequence[dict[str, Any]], turn_messages: Sequence[AnyMessage],
                  time_window: dict[str, str] | None, budget: int, encoding: str,
-                 overrides: dict[str, str] | None = None) -> Prompt:
+                 window_budget: int | None = None, overrides: dict[str, str] | None = None) -> Prompt:
     """The respond call's messages within ``budget`` tokens (pure: no I/O)."""
     tz = now.tzinfo if isinstance(now.tzinfo, ZoneInfo) else ZoneInfo("UTC")
     overrides = overrides or {}
@@ -71,7 +71,7 @@ def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Se
     fixed = count_tokens(system(0), encoding) + PER_MESSAGE + PER_REPLY + sum(
         PER_MESSAGE + count_tokens(_content(m), encoding) for m in turn_messages)
     plan = fit_budget(fixed, [PER_MESSAGE + count_tokens(m.text, encoding) for m in history],
-                      [count_tokens(line, encoding) + 1 for line in lines], budget)
+                      [count_tokens(line, encoding) + 1 for line in lines], budget, window_budget=window_budget)
     kept_history = history[len(history) - plan.window_kept:] if plan.window_kept else []
     return Prompt([SystemMessage(system(plan.memories_kept)), *kept_history, *turn_messages], plan)
 
@@ -93,7 +93,8 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         prompt = build_prompt(now=clock(turn), recalled=state.get("recalled", []), tasks=state.get("tasks", []),
                               window=state.get("window", []), turn_messages=this_turn(state["messages"]),
                               time_window=state.get("time_window"), budget=s.prompt_token_budget,
-                              encoding=s.token_encoding, overrides=ctx.prompts)
+                              encoding=s.token_encoding, window_budget=s.window_token_budget,
+                              overrides=ctx.prompts)
         use_tools = bool(tools) and rounds < s.max_tool_rounds
         reply = invoke(model, prompt.messages, tools=tools if use_tools else ())
         if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -20,17 +20,20 @@ from nodes.fact_check import marks_important
 tokens = st.lists(st.integers(min_value=0, max_value=400), max_size=30)
 
 
-@given(fixed=st.integers(0, 4000), window=tokens, memories=tokens, budget=st.integers(1, 5000))
+@given(fixed=st.integers(0, 4000), window=tokens, memories=tokens, budget=st.integers(1, 5000),
+       window_budget=st.none() | st.integers(1, 3000))
 def test_budget_plan_fits_and_trims_window_before_memories(fixed: int, window: list[int], memories: list[int],
-                                                          budget: int) -> None:
-    plan = fit_budget(fixed, window, memories, budget)
+                                                          budget: int, window_budget: int | None) -> None:
+    plan = fit_budget(fixed, window, memories, budget, window_budget=window_budget)
     kept_window = window[len(window) - plan.window_kept:] if plan.window_kept else []
     assert plan.tokens == fixed + sum(kept_window) + sum(memories[:plan.memories_kept])
     if fixed <= budget:
         assert plan.tokens <= budget
     if plan.memories_kept < len(memories):
         assert plan.window_kept == 0  # memories go only once the window is gone
-    if fixed + sum(window) + sum(memories) <= budget:
+    if window_budget is not None:
+        assert sum(kept_window) <= window_budget
+    if fixed + sum(window) + sum(memories) <= budget and (window_budget is None or sum(window) <= window_budget):
         assert (plan.window_kept, plan.memories_kept) == (len(window), len(memories))
 
 
@@ -39,6 +42,8 @@ def test_budget_keeps_the_newest_window_entries() -> None:
     assert (plan.window_kept, plan.memories_kept, plan.tokens) == (2, 2, 240)
     plan = fit_budget(100, [50], [40, 40, 40], 190)
     assert (plan.window_kept, plan.memories_kept) == (0, 2)
+    capped = fit_budget(100, [50, 50, 50, 50], [20, 20], 1000, window_budget=120)
+    assert (capped.window_kept, capped.memories_kept) == (2, 2)
     over = fit_budget(500, [10], [10], 100)
     assert over.over and (over.window_kept, over.memories_kept) == (0, 0)
     with pytest.raises(ValueError):
@@ -71,7 +76,7 @@ def test_marks_important() -> None:
 def test_parse_timestamp() -> None:
     tz = ZoneInfo("Asia/Shanghai")
     assert parse_timestamp("2026-06-19", tz) == datetime(2026, 6, 19, tzinfo=tz)
-    assert parse_timestamp("2026-06-19T12:30Z", tz) == datetime(2026, 6, 19, 12, 30, tzinfo=timezone.utc)
+    assert parse_timestamp("2026-06-19T12:30Z", tz) == datetime(2026, 6, 19, 12, 30, tzinfo=UTC)
     assert parse_timestamp("2026-06-19T12:30+02:00", tz).utcoffset() == timedelta(hours=2)
     for bad in ("", "yesterday", "2026-13-01", "1900-01-01"):
         with pytest.raises(InvalidInputError):
