@@ -340,3 +340,17 @@ def test_thread_state_keeps_only_recent_messages(redis_server_url: str, pg_url: 
         assert len(r.state["messages"]) <= 6 + 2
         assert agent.deps.short_term().length("u", "s") == 16  # the session itself is all in short-term memory
 
+
+
+def test_unclear_answer_leaves_it_disputed_and_a_vanished_memory_is_reported(conflict_agent: Agent) -> None:
+    agent = conflict_agent
+    agent.turn("u", "s1", "I live in Beijing.")
+    told = agent.turn("u", "s2", "I live in Shanghai.")
+    new_id = told.state["verdicts"][0]["memory_id"]
+    assert agent.resume("u", "s2", "maybe").state["confirmations"][0]["outcome"] == "left disputed"
+    [m] = agent.deps.long_term().get("u", [new_id])
+    assert m.status == "disputed"
+    again = agent.turn("u", "s3", "I live in Shenzhen.")
+    agent.deps.long_term().delete_ids("u", [again.state["verdicts"][0]["memory_id"]])
+    assert agent.resume("u", "s3", "yes").state["confirmations"][0]["outcome"] == "gone"
+    assert [x.status for x in agent.deps.long_term().scroll("u") if x.text == "I live in Beijing"] == ["active"]
