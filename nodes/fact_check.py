@@ -30,6 +30,10 @@ _IMPORTANT = re.compile(r"\b(important|remember (this|that)|don'?t forget|never 
                         re.IGNORECASE)
 
 
+_QUESTION = re.compile(r"[?？]\s*$|^\s*(what|where|when|who|which|how|why|do|did|does|is|are|can)\b|吗\s*$",
+                       re.IGNORECASE)
+
+
 class ExtractedMemory(BaseModel):
     text: str = Field(description="one short sentence about the user")
     when: str = Field(default="", description="the time expression as written, or empty")
@@ -107,8 +111,11 @@ def make_fact_check(deps: Deps) -> Any:
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
         if extraction is None:
-            log.warning("memory extraction returned no parseable result; the turn stays in short-term memory")
-            return {"verdicts": [], "usage": usage}
+            if _QUESTION.search(turn["message"]):
+                return {"verdicts": [], "usage": usage}
+            # Nothing parseable came back: keep the statement itself (cut to a memory's length), never drop it.
+            log.warning("memory extraction returned no parseable result; storing the message as one memory")
+            extraction = Extraction(memories=[ExtractedMemory(text=turn["message"])])
         important = bool(state.get("important")) or marks_important(turn["message"])
         cands = candidates_from(extraction, turn["message"], now, important=important,
                                 max_tokens=s.memory_max_tokens, encoding=s.token_encoding)

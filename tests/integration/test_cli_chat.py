@@ -141,3 +141,22 @@ def test_unreachable_model_server_is_exit_3_and_the_message_is_kept(redis_server
     with Resources(Settings(redis_url=redis_server_url, database_url=pg_url, key_prefix=prefix)) as res:
         assert [e.content for e in res.short_term().window("u", "s").entries] == ["my flight is on Friday"]
         res.short_term().clear("u", "s")
+
+
+def test_doctor_checks_each_component_and_names_the_fix(redis_server_url: str, pg_url: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
+    monkeypatch.setenv("PALACE_DATABASE_URL", pg_url)
+    monkeypatch.setenv("PALACE_CHAT_MODEL", "local")
+    monkeypatch.setenv("PALACE_CHAT_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("PALACE_MODEL_MAX_RETRIES", "0")
+    assert main(["--data-dir", str(tmp_path), "doctor", "--json"]) == 3
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)}
+    assert set(checks) == {"chat", "verifier", "embeddings", "Redis", "PostgreSQL", "Qdrant"}
+    assert not checks["chat"]["ok"] and "check PALACE_CHAT_BASE_URL" in checks["chat"]["detail"]
+    assert all(checks[n]["ok"] for n in ("embeddings", "Redis", "PostgreSQL", "Qdrant")), checks
+    assert checks["embeddings"]["detail"] == "384 dimensions"
+    assert main(["--data-dir", str(tmp_path), "doctor"]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 6 and lines[0].startswith("FAIL chat") and any(x.startswith("ok   Redis") for x in lines)

