@@ -73,9 +73,6 @@ class OpenAIModels:
         model = name or s.verifier_model
         if not model:
             return self.chat()
-        if not s.chat_model and not s.verifier_base_url:
-            raise ConfigurationError("PALACE_VERIFIER_MODEL needs PALACE_VERIFIER_BASE_URL (or PALACE_CHAT_MODEL "
-                                     "with its base URL) when the chat model is the local one")
         return self._client(_Endpoint(model, s.verifier_base_url or s.chat_base_url,
                                       s.verifier_api_key or s.chat_api_key))
 
