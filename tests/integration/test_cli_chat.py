@@ -162,3 +162,45 @@ def test_doctor_checks_each_component_and_names_the_fix(redis_server_url: str, p
     assert main(["--data-dir", str(tmp_path), "doctor"]) == 3
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 6 and lines[0].startswith("FAIL chat") and any(x.startswith("ok   Redis") for x in lines)
+
+
+def test_wrong_api_key_is_exit_3_one_line_and_the_message_is_kept(redis_server_url: str, pg_url: str,
+                                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """An OpenAI-compatible endpoint that refuses the key (HTTP 401), over a real socket."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Refuse(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                         "code": "invalid_api_key"}}).encode()
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    for k, v in {"PALACE_REDIS_URL": redis_server_url, "PALACE_DATABASE_URL": pg_url, "PALACE_KEY_PREFIX": prefix,
+                 "PALACE_CHAT_MODEL": "gpt-4o-mini", "PALACE_CHAT_API_KEY": "sk-wrong",
+                 "PALACE_CHAT_BASE_URL": f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+                 "PALACE_MODEL_MAX_RETRIES": "0"}.items():
+        monkeypatch.setenv(k, v)
+    try:
+        code = main(["--data-dir", str(tmp_path), "chat", "我的航班在周五", "--user", "u", "--session", "s"])
+    finally:
+        httpd.shutdown()
+    assert code == 3
+    err = capsys.readouterr().err.strip()
+    assert "refused the API key (HTTP 401)" in err and "PALACE_CHAT_API_KEY" in err and "\n" not in err
+    assert "sk-wrong" not in err
+    from graph.resources import Resources
+    with Resources(Settings(redis_url=redis_server_url, database_url=pg_url, key_prefix=prefix)) as res:
+        assert [e.content for e in res.short_term().window("u", "s").entries] == ["我的航班在周五"]
+        res.short_term().clear("u", "s")
