@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
@@ -22,8 +22,9 @@ from memory.checkpoint import RedisSaver, SaverConfig
 from memory.errors import InvalidInputError
 from memory.long_term import Memory, memory_id
 from memory.recall import Recalled, recall
-from memory.temporal import parse_time_window, parse_timestamp
+from memory.temporal import event_time_ms, parse_timestamp
 from memory.validation import check_id, check_text
+from nodes._turn import final_answer
 
 
 @dataclass
@@ -74,13 +75,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
         graph.invoke(payload, config, context=ctx)
     snapshot = graph.get_state(config)
     values = dict(snapshot.values)
-    answer = ""
-    for m in reversed(values.get("messages", [])):
-        if isinstance(m, AIMessage) and not m.tool_calls:
-            answer = m.text
-            break
-        if isinstance(m, HumanMessage):
-            break
+    answer = final_answer(values.get("messages", []))
     interrupts = [dict(i.value) if isinstance(i.value, dict) else {"value": i.value} for i in snapshot.interrupts]
     return TurnResult(answer=answer, user_id=user_id, session_id=session_id, state=values, interrupts=interrupts)
 
@@ -93,10 +88,9 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
     tz = ZoneInfo(s.timezone)
     when = parse_timestamp(at, tz) if at else datetime.now(tz)
     ts = int(when.timestamp() * 1000)
-    window = parse_time_window(text, when)
     memory = Memory(id=memory_id(user_id, f"manual:{ts}:{text}"), text=text, detail=text, user_id=user_id,
                     session_id="manual", timestamp=ts,
-                    event_time=int(window.start.timestamp() * 1000) if window else None,
+                    event_time=event_time_ms(when, text),
                     decay_weight=s.important_weight if important else 1.0, origin="manual")
     deps.long_term().upsert([memory], deps.embeddings.embed_documents([text]))
     return memory

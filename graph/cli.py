@@ -133,15 +133,14 @@ def cmd_memories_search(args: argparse.Namespace) -> int:
     with Resources(settings) as res:
         found = search_memories(Deps(settings, resources=res), args.user, args.query, now=args.now,
                                 limit=args.limit)
-    rows = [_recalled_row(r) for r in found]
     if args.json:
-        print(json.dumps(rows, ensure_ascii=False))
+        print(json.dumps([_recalled_row(r) for r in found], ensure_ascii=False))
         return 0
     tz = ZoneInfo(settings.timezone)
-    for i, row in enumerate(rows, 1):
-        when = _iso(row["event_time"] or row["timestamp"], tz)  # type: ignore[arg-type]
-        print(f"{i}. {row['score']:.3f}  [{when}] {row['text']}  ({row['id']})")
-    if not rows:
+    for i, r in enumerate(found, 1):
+        when = _iso(r.memory.event_time or r.memory.timestamp, tz)
+        print(f"{i}. {r.breakdown.score:.3f}  [{when}] {r.memory.text}  ({r.memory.id})")
+    if not found:
         print("no memories found")
     return 0
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memory.temporal import zone
 
 
 def _default_data_dir() -> Path:
@@ -112,10 +113,7 @@ class Settings(BaseSettings):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown timezone {value!r} (use an IANA name such as Asia/Shanghai)") from exc
+        zone(value)  # InvalidInputError is a ValueError: pydantic reports it as this setting's error
         return value
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
 from memory.long_term import TimeWindow as MsWindow
@@ -396,6 +397,24 @@ def parse_time_window(text: str, now: datetime) -> TimeWindow | None:
         if part[0] not in phrase:
             phrase = f"{phrase} {part[0]}"
     return TimeWindow(start=start, end=end, phrase=phrase.strip())
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA timezone ``name`` (e.g. Asia/Shanghai), or :class:`InvalidInputError`."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidInputError(f"unknown timezone {name!r} (use an IANA name such as Asia/Shanghai)") from exc
+
+
+def event_time_ms(now: datetime, *phrases: str) -> int | None:
+    """When something happened, in ms: the start of the first of ``phrases`` that names a time, resolved at
+    ``now`` (the message's time). None when none does."""
+    for phrase in phrases:
+        window = parse_time_window(phrase, now) if phrase else None
+        if window is not None:
+            return int(window.start.timestamp() * 1000)
+    return None
 
 
 def parse_timestamp(text: str, tz: tzinfo) -> datetime:

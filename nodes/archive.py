@@ -26,9 +26,10 @@ from graph.state import State
 from memory.archive import MemoryDraft, Summarizer, archive_session
 from memory.errors import PalaceError
 from memory.short_term import Entry
+from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import context_of, turn_of
-from nodes.fact_check import event_time, marks_important
+from nodes.fact_check import marks_important
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo,
 
     if summary is None:
         return [MemoryDraft(text=truncate_tokens(e.content, max_tokens, encoding), detail=e.content,
-                            event_time=event_time("", e.content, datetime.fromtimestamp(e.ts / 1000, tz)),
+                            event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), e.content),
                             decay_weight=weight(e.content))
                 for e in entries if e.role == "user"]
     drafts = []
@@ -70,7 +71,7 @@ def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo,
             continue
         source = entries[item.entry - 1] if 1 <= item.entry <= len(entries) else entries[-1]
         at = datetime.fromtimestamp(source.ts / 1000, tz)
-        drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time(item.when, item.text, at),
+        drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time_ms(at, item.when, item.text),
                                   decay_weight=weight(source.content)))
     return drafts
 

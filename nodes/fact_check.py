@@ -20,7 +20,7 @@ from graph.deps import Deps
 from graph.models import describe, invoke_structured, usage_of
 from graph.state import Candidate, Decision, State, Usage, Verdict
 from memory.long_term import Hit, memory_id
-from memory.temporal import parse_time_window
+from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import clock, context_of, turn_of
 
@@ -59,15 +59,6 @@ def marks_important(text: str) -> bool:
     return bool(_IMPORTANT.search(text))
 
 
-def event_time(when: str, text: str, now: datetime) -> int | None:
-    """When it happened, from the time expression (or the memory's own text) resolved at the message's time."""
-    for phrase in (when, text):
-        window = parse_time_window(phrase, now) if phrase else None
-        if window is not None:
-            return int(window.start.timestamp() * 1000)
-    return None
-
-
 def candidates_from(extraction: Extraction, message: str, now: datetime, *, important: bool, max_tokens: int,
                     encoding: str) -> list[Candidate]:
     seen: set[str] = set()
@@ -77,7 +68,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         if not text or text.lower() in seen:
             continue
         seen.add(text.lower())
-        out.append(Candidate(text=text, detail=message, event_time=event_time(item.when, item.text, now),
+        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, item.when, item.text),
                              important=important or item.important))
     return out
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from langchain_core.messages import HumanMessage
 from langgraph.config import get_config
@@ -17,16 +16,9 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.state import State, Turn
 from memory.errors import InvalidInputError
-from memory.temporal import parse_timestamp
+from memory.temporal import parse_timestamp, zone
 from memory.validation import check_id, check_text
 from nodes._turn import context_of
-
-
-def _timezone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidInputError(f"unknown timezone {name!r} (use an IANA name such as Asia/Shanghai)") from exc
 
 
 def _session(ctx: Context) -> str:
@@ -45,7 +37,7 @@ def make_ingest(deps: Deps) -> Any:
         user = check_id("user id", ctx.user_id, max_length=s.max_id_length)
         session = check_id("session id", _session(ctx), max_length=s.max_id_length)
         tz_name = ctx.timezone or s.timezone
-        tz = _timezone(tz_name)
+        tz = zone(tz_name)
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], HumanMessage):
             raise InvalidInputError("a turn starts with the user's message (a human message last in 'messages')")
