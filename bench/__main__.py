@@ -13,9 +13,10 @@ from memory.errors import PalaceError
 
 
 def _benchmarks() -> dict[str, ModuleType]:
-    from bench import checkpointer, prompt_budget, stm
+    from bench import checkpointer, locomo, memorybank, prompt_budget, recall, stm, turn
 
-    return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget}
+    return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget, "locomo": locomo,
+            "memorybank": memorybank, "recall": recall, "turn": turn}
 
 
 def main(argv: list[str] | None = None) -> int:

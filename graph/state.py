@@ -35,7 +35,9 @@ class RecalledMemory(TypedDict):
     timestamp: int
     event_time: int | None
     score: float
+    relevance: float
     cosine: float
+    lexical: float | None
     decay: float
     weight: float
     boost: float

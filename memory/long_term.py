@@ -14,15 +14,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import qdrant_edge as qe
 from pydantic import BaseModel, Field
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from memory.edge import EdgeClient
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.validation import check_id, check_text
 
 Status = Literal["active", "superseded", "disputed"]
 STATUSES: tuple[Status, ...] = ("active", "superseded", "disputed")
+DENSE = "dense"  # the embedder's vector
+SPARSE = "bm25"  # BM25 term weights; Qdrant applies the IDF (Modifier.IDF) over the collection
+Client = QdrantClient | EdgeClient
 _NAMESPACE = uuid.UUID("5b0c7c52-4f8e-4d3e-9c55-6d656d6f7279")
 _INDEXES: dict[str, models.PayloadSchemaType] = {
     "timestamp": models.PayloadSchemaType.INTEGER,
@@ -81,7 +86,24 @@ class Hit:
     cosine: float
 
 
-def describe_qdrant(client: QdrantClient) -> str:
+@dataclass(frozen=True)
+class HybridHit:
+    """A candidate of a hybrid search: its cosine and BM25 scores, None where that search did not return it."""
+
+    memory: Memory
+    cosine: float | None
+    lexical: float | None
+
+
+def bm25_model() -> qe.Bm25:
+    """BM25 term weights for English and Chinese: Qdrant's multilingual tokenizer (it segments Chinese words),
+    English stemming and stopwords. Qdrant Edge's encoder, so it needs no model download and runs anywhere."""
+    return qe.Bm25(qe.Bm25Config(tokenizer=qe.TokenizerType.Multilingual, language="english"))
+
+
+def describe_qdrant(client: Client) -> str:
+    if isinstance(client, EdgeClient):
+        return f"edge:{client.location}"
     inner = getattr(client, "_client", None)
     location = getattr(inner, "location", None)
     if location:
@@ -90,12 +112,15 @@ def describe_qdrant(client: QdrantClient) -> str:
     return str(rest or "qdrant")
 
 
-def is_local(client: QdrantClient) -> bool:
+def is_local(client: Client) -> bool:
+    """In process (local mode or Edge): calls must be serialised by the caller."""
+    if isinstance(client, EdgeClient):
+        return True
     return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
 
 
 @contextmanager
-def qdrant_unavailable(client: QdrantClient) -> Iterator[None]:
+def qdrant_unavailable(client: Client) -> Iterator[None]:
     try:
         yield
     except (ResponseHandlingException, ConnectionError, OSError) as exc:
@@ -109,7 +134,7 @@ def qdrant_unavailable(client: QdrantClient) -> Iterator[None]:
 class LongTermMemory:
     """Qdrant adapter for one collection. Takes an injected client and never closes it."""
 
-    def __init__(self, client: QdrantClient, collection: str = "memories", *, max_id_length: int = 128,
+    def __init__(self, client: Client, collection: str = "memories", *, max_id_length: int = 128,
                  max_text_chars: int = 20_000) -> None:
         self.client = client
         self.collection = collection
@@ -117,6 +142,7 @@ class LongTermMemory:
         self.max_text_chars = max_text_chars
         # Qdrant's local mode is plain Python without locks; the LangGraph server runs sync nodes in threads.
         self._lock = threading.RLock() if is_local(client) else None
+        self._bm25 = bm25_model()
 
     @contextmanager
     def _io(self) -> Iterator[None]:
@@ -129,25 +155,40 @@ class LongTermMemory:
 
     # --- setup ---------------------------------------------------------------------------------------
     def setup(self, vector_size: int) -> None:
-        """Create the collection (cosine, ``vector_size``) and its payload indexes if missing; check the size."""
+        """Create the collection (dense cosine ``vector_size`` + sparse BM25) and its payload indexes if missing;
+        check that an existing one has the same layout."""
         with self._io():
             if not self.client.collection_exists(self.collection):
                 self.client.create_collection(
                     self.collection,
-                    vectors_config=models.VectorParams(size=vector_size, distance=models.Distance.COSINE),
+                    vectors_config={DENSE: models.VectorParams(size=vector_size, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 )
                 self._create_indexes()
-            info = self.client.get_collection(self.collection)
-        params = info.config.params.vectors
-        size = params.size if isinstance(params, models.VectorParams) else None
-        if size != vector_size:
+            dense, sparse = self._layout()
+        if SPARSE not in sparse or DENSE not in dense:
             raise InvalidInputError(
-                f"collection {self.collection!r} holds {size}-dimensional vectors but the embedder gives "
+                f"collection {self.collection!r} has the old single-vector layout (no {DENSE!r} + {SPARSE!r} "
+                "vectors): use another PALACE_QDRANT_COLLECTION, or export its memories and import them there"
+            )
+        if dense[DENSE] != vector_size:
+            raise InvalidInputError(
+                f"collection {self.collection!r} holds {dense[DENSE]}-dimensional vectors but the embedder gives "
                 f"{vector_size}: use another PALACE_QDRANT_COLLECTION or the embedder it was built with"
             )
 
+    def _layout(self) -> tuple[dict[str, int], tuple[str, ...]]:
+        if isinstance(self.client, EdgeClient):
+            layout = self.client.layout(self.collection)
+            return layout.dense, layout.sparse
+        params = self.client.get_collection(self.collection).config.params
+        vectors = params.vectors
+        dense = ({n: v.size for n, v in vectors.items()} if isinstance(vectors, dict)
+                 else {"": vectors.size} if isinstance(vectors, models.VectorParams) else {})
+        return dense, tuple(params.sparse_vectors or {})
+
     def _create_indexes(self) -> None:
-        if is_local(self.client):
+        if is_local(self.client) and not isinstance(self.client, EdgeClient):
             return  # local mode ignores payload indexes (and warns about each); its filters run in Python
         self.client.create_payload_index(
             self.collection, "user_id",
@@ -163,11 +204,20 @@ class LongTermMemory:
             raise InvalidInputError(f"{len(memories)} memories but {len(vectors)} vectors")
         for m in memories:
             self._check_memory(m)
-        points = [models.PointStruct(id=m.id, vector=list(v), payload=m.payload())
+        points = [models.PointStruct(id=m.id, vector={DENSE: list(v), SPARSE: self._sparse_document(m.text)},
+                                     payload=m.payload())
                   for m, v in zip(memories, vectors, strict=True)]
         if points:
             with self._io():
                 self.client.upsert(self.collection, points=points, wait=True)
+
+    def _sparse_document(self, text: str) -> models.SparseVector:
+        v = self._bm25.embed_document(text)
+        return models.SparseVector(indices=list(v.indices), values=list(v.values))
+
+    def _sparse_query(self, text: str) -> models.SparseVector:
+        v = self._bm25.embed_query(text)
+        return models.SparseVector(indices=list(v.indices), values=list(v.values))
 
     def _check_memory(self, m: Memory) -> None:
         check_id("user id", m.user_id, max_length=self.max_id_length)
@@ -264,15 +314,48 @@ class LongTermMemory:
     ) -> list[Hit]:
         """The ``limit`` memories of ``user_id`` nearest to ``vector`` (cosine), optionally inside ``window``.
 
-        A memory is inside the window if its ``event_time`` is, or, having no ``event_time``, its ``timestamp`` is.
+        A memory is inside the window if its ``event_time`` (when it happened) or its ``timestamp`` (when it was
+        said) is: "what did I tell you on May 2nd" asks about the second, "what did I do in June" the first.
         """
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses)
         with self._io():
-            response = self.client.query_points(self.collection, query=list(vector), query_filter=flt, limit=limit,
-                                                with_payload=True)
+            response = self.client.query_points(self.collection, query=list(vector), using=DENSE, query_filter=flt,
+                                                limit=limit, with_payload=True)
         return [Hit(memory=self._to_memory(p.id, p.payload), cosine=float(p.score)) for p in response.points]
+
+    def hybrid_search(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        text: str,
+        *,
+        limit: int = 20,
+        window: TimeWindow | None = None,
+        statuses: Sequence[Status] = ("active",),
+    ) -> list[HybridHit]:
+        """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
+        (one batched request), each with both scores where known. Same filters as :meth:`search`."""
+        if limit <= 0:
+            raise InvalidInputError(f"search limit must be > 0, got {limit}")
+        flt = self._search_filter(user_id, window, statuses)
+        requests = [models.QueryRequest(query=list(vector), using=DENSE, filter=flt, limit=limit, with_payload=True)]
+        sparse = self._sparse_query(text)
+        if sparse.indices:  # a query of stopwords only has no terms
+            requests.append(models.QueryRequest(query=sparse, using=SPARSE, filter=flt, limit=limit,
+                                                with_payload=True))
+        with self._io():
+            responses: Sequence[Any] = self.client.query_batch_points(self.collection, requests=requests)
+        memories: dict[str, Memory] = {}
+        cosine: dict[str, float] = {}
+        lexical: dict[str, float] = {}
+        for response, scores in zip(responses, (cosine, lexical), strict=False):
+            for p in response.points:
+                key = str(p.id)
+                memories.setdefault(key, self._to_memory(p.id, p.payload))
+                scores[key] = float(p.score)
+        return [HybridHit(memory=m, cosine=cosine.get(k), lexical=lexical.get(k)) for k, m in memories.items()]
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
         """The memories of ``user_id`` among ``ids`` (unknown ids and other users' ids are left out)."""
@@ -326,10 +409,7 @@ class LongTermMemory:
             span = models.Range(gte=window.start_ms, lt=window.end_ms)
             conditions.append(models.Filter(should=[
                 models.FieldCondition(key="event_time", range=span),
-                models.Filter(must=[
-                    models.IsEmptyCondition(is_empty=models.PayloadField(key="event_time")),
-                    models.FieldCondition(key="timestamp", range=span),
-                ]),
+                models.FieldCondition(key="timestamp", range=span),
             ]))
         return self._user_filter(user_id, *conditions)
 

@@ -1,14 +1,31 @@
 """The ranking of DESIGN.md as pure functions.
 
+The seed's formula (:func:`score_memory`, kept for the benchmarks' "cosine + decay" system):
+
     score = max(0, cosine) x 0.5^(max(0, age_days) / half_life) x (stale_factor if age_days >= stale_after else 1)
             x decay_weight x reference_boost(ref_count)
 
 With the defaults: 1.0 at age 0, 0.25 at 30 days, < 0.01 at 180 days; importance 2.0 doubles a memory; the
 reference boost grows with use and is bounded by ``ref_boost_max``.
+
+The product's ranking (:func:`score_hybrid`) keeps decay, weight and boost but changes what they multiply and how
+hard recency may pull (measured on LoCoMo, ``python -m bench locomo``: the seed's decay applied blindly buries
+every memory older than a few weeks, which is exactly what questions about the past ask for):
+
+    relevance = logistic( w x z(cosine) + (1 - w) x z(bm25)                       # hybrid, z over the candidates
+                          + context_weight x max fused score of the memories recorded in the same session
+                            within context_window of it )                           # what was said around it
+    recency   = floor + (1 - floor) x seed_decay(age)                               # floor by time intent
+    score     = relevance x recency x decay_weight x reference_boost
+
+The floor is 1.0 (no decay) for a question about the past and ``decay_floor`` otherwise: recency then costs an
+old memory at most 20 %, so among memories saying the same thing the newest still wins, but an old memory the
+question is about stays. A question about the present ("now", "现在", "最近") is ranked by the seed's formula.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,11 +41,19 @@ class RankingConfig:
     stale_factor: float = 0.5
     ref_boost_max: float = 1.5
     ref_boost_half_refs: float = 5.0  # ref_count at which half of the maximum extra boost is reached
+    dense_weight: float = 0.5  # share of the cosine in the hybrid relevance; the rest is BM25
+    context_weight: float = 0.5  # how much the best neighbour in the conversation adds
+    context_window_ms: int = 60_000  # neighbours: same session, recorded within this of each other
+    decay_floor: float = 0.8  # recency never takes more than 1 - floor of a memory's relevance (no time intent)
 
 
 @dataclass(frozen=True)
 class ScoreBreakdown:
-    """Why a memory ranks where it does; every recalled memory carries one."""
+    """Why a memory ranks where it does; every recalled memory carries one.
+
+    ``decay`` is the recency factor applied; ``relevance`` what it multiplied (the cosine in the seed's
+    formula, the hybrid relevance in the product's); ``lexical`` the BM25 score and ``context`` the neighbour's
+    fused score, where the hybrid ranking computed them."""
 
     cosine: float
     age_days: float
@@ -36,6 +61,9 @@ class ScoreBreakdown:
     weight: float
     boost: float
     score: float
+    relevance: float = 0.0
+    lexical: float | None = None
+    context: float | None = None
 
 
 def time_decay(age_days: float, config: RankingConfig) -> float:
@@ -72,7 +100,96 @@ def score_memory(
     weight = max(0.0, decay_weight)
     boost = reference_boost(ref_count, cfg)
     score = max(0.0, cosine) * decay * weight * boost
-    return ScoreBreakdown(cosine=cosine, age_days=age_days, decay=decay, weight=weight, boost=boost, score=score)
+    return ScoreBreakdown(cosine=cosine, age_days=age_days, decay=decay, weight=weight, boost=boost, score=score,
+                          relevance=max(0.0, cosine))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the hybrid ranking needs of one memory: its two search scores (None: not returned by that search)."""
+
+    cosine: float | None
+    lexical: float | None
+    session_id: str
+    timestamp_ms: int
+    decay_weight: float = 1.0
+    ref_count: int = 0
+
+
+def _zscores(values: Sequence[float]) -> list[float]:
+    n = len(values)
+    if n == 0:
+        return []
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
+    if not std > 1e-12:
+        return [0.0] * n
+    return [(v - mean) / std for v in values]
+
+
+def _logistic(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: float, present: bool = False,
+                 config: RankingConfig | None = None) -> list[ScoreBreakdown]:
+    """The product's ranking of one search's candidates (module docstring), in input order.
+
+    ``decay_floor`` comes from the question's time intent: 1.0 no decay, else the share recency never takes.
+    ``present`` (a question about now) is the seed's formula on the raw cosine: memories about the same thing
+    have nearly the same cosine, so the newest wins, which the spread-out hybrid relevance would not guarantee.
+    A candidate one search missed gets that search's lowest score (cosine) or 0 (BM25: none of its terms weigh)."""
+    cfg = config or RankingConfig()
+    if not candidates:
+        return []
+    floor = min(1.0, max(0.0, decay_floor))
+    cosines = [c.cosine for c in candidates if c.cosine is not None and math.isfinite(c.cosine)]
+    low_cosine = min(cosines) if cosines else 0.0
+    dense = [c.cosine if c.cosine is not None and math.isfinite(c.cosine) else low_cosine for c in candidates]
+    lexical = [c.lexical if c.lexical is not None and math.isfinite(c.lexical) else 0.0 for c in candidates]
+    w = min(1.0, max(0.0, cfg.dense_weight))
+    fused = [w * d + (1 - w) * s for d, s in zip(_zscores(dense), _zscores(lexical), strict=True)]
+    lowest = min(fused)
+    neighbours = _neighbour_scores(candidates, fused, cfg.context_window_ms)
+    out: list[ScoreBreakdown] = []
+    for i, c in enumerate(candidates):
+        neighbour = neighbours[i]
+        context = neighbour if neighbour is not None else lowest
+        age_days = (now_ms - c.timestamp_ms) / DAY_MS
+        if present:
+            relevance, decay = max(0.0, dense[i]), time_decay(age_days, cfg)
+        else:
+            relevance = _logistic(fused[i] + cfg.context_weight * context)
+            decay = floor + (1 - floor) * time_decay(age_days, cfg)
+        weight = max(0.0, c.decay_weight)
+        boost = reference_boost(c.ref_count, cfg)
+        out.append(ScoreBreakdown(cosine=dense[i], age_days=age_days, decay=decay, weight=weight, boost=boost,
+                                  score=relevance * decay * weight * boost, relevance=relevance,
+                                  lexical=c.lexical, context=neighbour))
+    return out
+
+
+def _neighbour_scores(candidates: Sequence[Candidate], fused: Sequence[float], window_ms: int) -> list[float | None]:
+    """For each candidate, the best fused score among the other candidates of its session recorded within
+    ``window_ms`` of it (None: it has no such neighbour)."""
+    sessions: dict[str, list[tuple[int, int]]] = {}
+    for i, c in enumerate(candidates):
+        sessions.setdefault(c.session_id, []).append((c.timestamp_ms, i))
+    out: list[float | None] = [None] * len(candidates)
+    for members in sessions.values():
+        if len(members) < 2:
+            continue
+        members.sort()
+        times = [t for t, _ in members]
+        for t, i in members:
+            lo, hi = bisect.bisect_left(times, t - window_ms), bisect.bisect_right(times, t + window_ms)
+            scores = [fused[j] for _, j in members[lo:hi] if j != i]
+            if scores:
+                out[i] = max(scores)
+    return out
 
 
 T = TypeVar("T")

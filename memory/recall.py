@@ -1,22 +1,29 @@
-"""Long-term recall for one question: time intent, Qdrant top-k for the user, rerank with the ranking formula.
+"""Long-term recall for one question: time intent, hybrid Qdrant search for the user, rerank.
 
-A question about a past window ("what did I say last month", "我端午节在哪家餐厅请的客户") searches inside the
-window and is not decayed there: within the window the user asked for, age is not a penalty. Any other question
-is ranked with the time decay, so among memories saying the same thing the newest wins; superseded and disputed
-memories are never searched unless asked for.
+1. Time intent. A question naming a window ("what did I say last month", "我端午节在哪家餐厅请的客户") searches
+   inside it and is not decayed there; one about the past without a window ("when did I…", "我曾经…") is not
+   decayed; one about the present ("where do I live now", "最近") is ranked by the seed's formula (cosine x full
+   decay), so the newest memory about it wins; any other question gets the gentle default
+   (``RankingConfig.decay_floor``).
+2. Search. The ``search_k`` nearest memories by cosine and the ``search_k`` best by BM25 (Qdrant sparse vectors
+   with IDF), in one batched request, filtered on the user (and window); superseded and disputed memories are
+   never searched unless asked for.
+3. Rerank (:func:`memory.ranking.score_hybrid`): fused relevance, support from what was said around it in the
+   same conversation, recency by intent, importance and use. Keep ``top_k``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from langchain_core.embeddings import Embeddings
 
-from memory.long_term import Hit, LongTermMemory, Memory
-from memory.ranking import RankingConfig, ScoreBreakdown, rank_memories, score_memory
-from memory.temporal import TimeWindow, parse_time_window
+from memory.long_term import Hit, HybridHit, LongTermMemory, Memory
+from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory
+from memory.temporal import TimeIntent, TimeWindow, parse_time_window, time_intent
 
 
 @dataclass(frozen=True)
@@ -26,15 +33,35 @@ class Recalled:
 
 
 @dataclass(frozen=True)
+class RecallTimings:
+    """Where a recall spent its time, in ms."""
+
+    embed_ms: float = 0.0
+    search_ms: float = 0.0
+    rerank_ms: float = 0.0
+
+
+@dataclass(frozen=True)
 class RecallResult:
     memories: list[Recalled]
     window: TimeWindow | None  # the time the question is about, if any
     searched: int  # candidates Qdrant returned before reranking
+    intent: TimeIntent | None = None
+    timings: RecallTimings = field(default_factory=RecallTimings)
+
+
+def decay_floor_for(window: TimeWindow | None, intent: TimeIntent | None, config: RankingConfig) -> float:
+    """How much of a memory's relevance recency may never take: 1.0 no decay, 0.0 the seed's decay."""
+    if window is not None or intent == "past":
+        return 1.0
+    if intent == "present":
+        return 0.0
+    return config.decay_floor
 
 
 def rerank(hits: Sequence[Hit], now_ms: int, *, in_window: bool, top_k: int,
            config: RankingConfig | None = None) -> list[Recalled]:
-    """Score hits with the ranking formula (no decay inside an asked-for window) and keep ``top_k``."""
+    """The seed's formula on cosine hits (no decay inside an asked-for window); the benchmarks' baseline."""
     cfg = config or RankingConfig()
     ranked = rank_memories(
         hits,
@@ -45,12 +72,31 @@ def rerank(hits: Sequence[Hit], now_ms: int, *, in_window: bool, top_k: int,
     return [Recalled(memory=h.memory, breakdown=b) for h, b in ranked]
 
 
+def rerank_hybrid(hits: Sequence[HybridHit], now_ms: int, *, decay_floor: float, top_k: int, present: bool = False,
+                  config: RankingConfig | None = None) -> list[Recalled]:
+    """The product's ranking of hybrid candidates; ties go to the higher cosine."""
+    candidates = [Candidate(cosine=h.cosine, lexical=h.lexical, session_id=h.memory.session_id,
+                            timestamp_ms=h.memory.timestamp, decay_weight=h.memory.decay_weight,
+                            ref_count=h.memory.ref_count) for h in hits]
+    scored = score_hybrid(candidates, now_ms, decay_floor=decay_floor, present=present, config=config)
+    order = sorted(range(len(hits)), key=lambda i: (scored[i].score, scored[i].cosine), reverse=True)
+    return [Recalled(memory=hits[i].memory, breakdown=scored[i]) for i in order[: max(0, top_k)]]
+
+
 def recall(ltm: LongTermMemory, embeddings: Embeddings, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None) -> RecallResult:
     """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock)."""
+    cfg = config or RankingConfig()
     window = parse_time_window(question, now)
+    intent = time_intent(question)
+    t0 = time.perf_counter()
     vector = embeddings.embed_query(question)
-    hits = ltm.search(user_id, vector, limit=search_k, window=window.ms() if window else None)
+    t1 = time.perf_counter()
+    hits = ltm.hybrid_search(user_id, vector, question, limit=search_k, window=window.ms() if window else None)
+    t2 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
-    return RecallResult(memories=rerank(hits, now_ms, in_window=window is not None, top_k=top_k, config=config),
-                        window=window, searched=len(hits))
+    memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
+                             present=window is None and intent == "present", config=cfg)
+    t3 = time.perf_counter()
+    timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
+    return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

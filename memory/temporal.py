@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
@@ -431,3 +432,32 @@ def parse_timestamp(text: str, tz: tzinfo) -> datetime:
     if not 1970 <= parsed.year <= 2999:
         raise InvalidInputError(f"timestamp {text[:60]!r} is outside 1970-2999")
     return parsed
+
+
+TimeIntent = Literal["past", "present"]
+# Asking about the present: the newest memory should win. Checked before the past: "where do I live now".
+_PRESENT = re.compile(
+    r"\b(now|right now|currently|current|these days|nowadays|at the moment|at present|still|anymore|latest|"
+    r"recently|lately|most recent)\b|现在|目前|如今|当前|最近|最新|近来|这几天|还在|仍然",
+    re.IGNORECASE,
+)
+# Asking about the past (a window is found separately): age must not bury the memory asked about.
+_PAST = re.compile(
+    r"\b(when did|when was|when were|what date|what day|which day|how long ago|ago|used to|back then|"
+    r"earlier|first time|last time|previously|ever|remember|recall|did i (?:tell|say|mention)|"
+    r"i (?:told|said|mentioned))\b"
+    r"|什么时候|哪天|哪一天|几号|几月|那天|那次|上次|以前|之前|曾经|当时|过去|记得|说过|提到过|提过",
+    re.IGNORECASE,
+)
+
+
+def time_intent(text: str) -> TimeIntent | None:
+    """Whether a question is about the present ("where do I live now", "我现在住哪") or the past ("when did I…",
+    "我曾经…", "上次"), or neither (None). A question naming a time window is handled by :func:`parse_time_window`."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if _PRESENT.search(text):
+        return "present"
+    if _PAST.search(text):
+        return "past"
+    return None

@@ -25,7 +25,8 @@ def make_recall(deps: Deps) -> Any:
                         search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking())
         recalled = [
             RecalledMemory(id=r.memory.id, text=r.memory.text, timestamp=r.memory.timestamp,
-                           event_time=r.memory.event_time, score=r.breakdown.score, cosine=r.breakdown.cosine,
+                           event_time=r.memory.event_time, score=r.breakdown.score,
+                           relevance=r.breakdown.relevance, cosine=r.breakdown.cosine, lexical=r.breakdown.lexical,
                            decay=r.breakdown.decay, weight=r.breakdown.weight, boost=r.breakdown.boost)
             for r in result.memories
         ]

@@ -12,7 +12,9 @@ import pytest
 import redis
 from qdrant_client import QdrantClient
 
+from memory.edge import EdgeClient
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
+from memory.long_term import Client
 
 EXTERNAL_REDIS = os.environ.get("PALACE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 EXTERNAL_PG = os.environ.get("PALACE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -84,11 +86,15 @@ def pg_url(pg_server_url: str) -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(params=["memory", "path"])
-def qdrant_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[QdrantClient]:
-    """Qdrant local mode, in memory and on disk (no Qdrant server runs on these machines)."""
+@pytest.fixture(params=["edge", "memory", "path"])
+def qdrant_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Client]:
+    """Qdrant Edge (the embedded default) and local mode, in memory and on disk (no Qdrant server runs on these
+    machines; PALACE_TEST_QDRANT_URL replaces the in-memory one with a server)."""
     url = os.environ.get("PALACE_TEST_QDRANT_URL")
-    if url and request.param == "memory":
+    client: Client
+    if request.param == "edge":
+        client = EdgeClient(tmp_path / "edge")
+    elif url and request.param == "memory":
         client = QdrantClient(url=url)
     else:
         client = QdrantClient(":memory:") if request.param == "memory" else QdrantClient(path=str(tmp_path / "q"))

@@ -74,14 +74,16 @@ def test_one_user_never_sees_or_changes_another_users_memories(ltm: LongTermMemo
     assert ltm.count("alice") == 1
 
 
-def test_time_window_uses_event_time_then_timestamp(ltm: LongTermMemory, e5: Embeddings) -> None:
+def test_time_window_matches_when_it_happened_or_when_it_was_said(ltm: LongTermMemory, e5: Embeddings) -> None:
     june = TimeWindow(NOW - 10 * DAY, NOW - 9 * DAY)
     inside_event = add(ltm, e5, "u", "a", "dinner with the client", timestamp=NOW, event_time=NOW - 10 * DAY + 5)
     inside_ts = add(ltm, e5, "u", "b", "meeting notes", timestamp=NOW - 9 * DAY - 5)
-    add(ltm, e5, "u", "c", "dinner yesterday", timestamp=NOW - 10 * DAY + 5, event_time=NOW - DAY)
-    add(ltm, e5, "u", "d", "old note", timestamp=NOW - 30 * DAY)
+    said_then = add(ltm, e5, "u", "c", "dinner yesterday", timestamp=NOW - 10 * DAY + 5, event_time=NOW - 11 * DAY)
+    add(ltm, e5, "u", "d", "old note", timestamp=NOW - 30 * DAY, event_time=NOW - 31 * DAY)
     found = {h.memory.id for h in ltm.search("u", e5.embed_query("dinner"), window=june)}
-    assert found == {inside_event.id, inside_ts.id}
+    assert found == {inside_event.id, inside_ts.id, said_then.id}
+    hybrid = {h.memory.id for h in ltm.hybrid_search("u", e5.embed_query("dinner"), "dinner", window=june)}
+    assert hybrid == found
     with pytest.raises(InvalidInputError):
         TimeWindow(5, 5)
 

@@ -60,7 +60,8 @@ def test_present_question_prefers_the_newest_memory(ltm: LongTermMemory) -> None
     assert result.window is None
     assert result.memories[0].memory.text == "The user lives in Shanghai"
     b = result.memories[0].breakdown
-    assert b.score == pytest.approx(max(0.0, b.cosine) * b.decay * b.weight * b.boost)
+    assert result.intent == "present" and b.decay > result.memories[1].breakdown.decay  # the seed's full decay
+    assert b.score == pytest.approx(b.relevance * b.decay * b.weight * b.boost)
 
 
 def test_superseded_memories_are_not_recalled_and_importance_lifts(ltm: LongTermMemory) -> None:

@@ -1,0 +1,102 @@
+"""The product's ranking (memory.ranking.score_hybrid) and time intent: properties, not timings."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory.ranking import DAY_MS, Candidate, RankingConfig, score_hybrid, time_decay
+from memory.temporal import time_intent
+
+NOW = 1_780_000_000_000
+cfg = RankingConfig()
+scores = st.floats(min_value=-1, max_value=1, allow_nan=False)
+lexicals = st.one_of(st.none(), st.floats(min_value=0, max_value=50, allow_nan=False))
+ages = st.floats(min_value=0, max_value=2000, allow_nan=False)
+
+
+def cand(cos: float | None, lex: float | None, age_days: float = 0.0, session: str = "s", offset_ms: int = 0,
+         weight: float = 1.0, refs: int = 0) -> Candidate:
+    return Candidate(cosine=cos, lexical=lex, session_id=session,
+                     timestamp_ms=NOW - int(age_days * DAY_MS) + offset_ms, decay_weight=weight, ref_count=refs)
+
+
+@given(st.lists(st.tuples(scores, lexicals, ages), min_size=1, max_size=30), st.floats(0, 1))
+def test_scores_are_finite_bounded_and_in_input_order(rows: list[tuple[float, float | None, float]],
+                                                      floor: float) -> None:
+    cands = [cand(c, lex, a, session=f"s{i}") for i, (c, lex, a) in enumerate(rows)]
+    out = score_hybrid(cands, NOW, decay_floor=floor)
+    assert len(out) == len(cands)
+    for c, b in zip(cands, out, strict=True):
+        assert math.isfinite(b.score) and 0 <= b.relevance <= 1 and floor - 1e-12 <= b.decay <= 1
+        assert b.lexical == c.lexical
+        assert b.score == pytest.approx(b.relevance * b.decay * b.weight * b.boost)
+
+
+@given(st.lists(st.tuples(scores, lexicals, ages), min_size=2, max_size=20), st.integers(0, 19))
+def test_importance_doubles_a_memory(rows: list[tuple[float, float | None, float]], pick: int) -> None:
+    i = pick % len(rows)
+    plain = [cand(c, lex, a, session=f"s{j}") for j, (c, lex, a) in enumerate(rows)]
+    important = list(plain)
+    important[i] = cand(rows[i][0], rows[i][1], rows[i][2], session=f"s{i}", weight=2.0)
+    a = score_hybrid(plain, NOW, decay_floor=cfg.decay_floor)[i].score
+    b = score_hybrid(important, NOW, decay_floor=cfg.decay_floor)[i].score
+    assert b == pytest.approx(2 * a)
+
+
+@given(ages)
+def test_past_questions_are_not_decayed_and_the_default_never_takes_more_than_the_floor(age: float) -> None:
+    [past] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=1.0)
+    assert past.decay == 1.0
+    [default] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=cfg.decay_floor)
+    assert default.decay >= cfg.decay_floor
+    [present] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=0.0, present=True)
+    assert present.decay == pytest.approx(time_decay(age, cfg)) and present.relevance == pytest.approx(0.9)
+
+
+def test_same_text_the_newest_wins_and_an_old_relevant_memory_survives() -> None:
+    same = score_hybrid([cand(0.9, 5.0, 200, "a"), cand(0.9, 5.0, 1, "b")], NOW, decay_floor=cfg.decay_floor)
+    assert same[1].score > same[0].score
+    # an old memory that answers the question beats a recent one that does not
+    mixed = score_hybrid([cand(0.92, 12.0, 200, "a"), cand(0.80, 0.5, 1, "b"), cand(0.81, None, 2, "c")], NOW,
+                         decay_floor=cfg.decay_floor)
+    assert mixed[0].score > mixed[1].score and mixed[0].score > mixed[2].score
+
+
+def test_what_was_said_around_a_memory_supports_it() -> None:
+    # two candidates equal on their own; one sits right after a strong match in the same conversation
+    strong = cand(0.95, 20.0, 10, "talk")
+    follow_up = cand(0.85, 1.0, 10, "talk", offset_ms=30_000)
+    alone = cand(0.85, 1.0, 10, "other")
+    far = cand(0.5, 0.0, 10, "talk", offset_ms=3_600_000)  # same session, an hour later: not a neighbour
+    out = score_hybrid([strong, follow_up, alone, far], NOW, decay_floor=1.0)
+    assert out[1].score > out[2].score
+    assert out[1].context is not None and out[2].context is None and out[3].context is None
+
+
+def test_candidates_one_search_missed_and_degenerate_lists() -> None:
+    out = score_hybrid([cand(None, 4.0), cand(0.9, None)], NOW, decay_floor=1.0)
+    assert out[0].cosine == 0.9 and out[1].lexical is None  # the missing cosine is the lowest seen
+    assert score_hybrid([], NOW, decay_floor=1.0) == []
+    [one] = score_hybrid([cand(0.9, None)], NOW, decay_floor=1.0)
+    assert one.relevance == pytest.approx(0.5)  # nothing to compare with: neutral
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("Where do I live now?", "present"),
+    ("What is my current job?", "present"),
+    ("我现在住在哪里？", "present"),
+    ("我最近在哪家餐厅请的客户？", "present"),
+    ("When did Caroline go to the support group?", "past"),
+    ("Did I ever tell you about my sister?", "past"),
+    ("我曾经和你推荐过一部科幻电影，它的名字是？", "past"),
+    ("我上次和王总聊了什么？", "past"),
+    ("What does Melanie like to paint?", None),
+    ("我喜欢喝什么茶", None),
+    ("", None),
+])
+def test_time_intent_in_english_and_chinese(question: str, intent: str | None) -> None:
+    assert time_intent(question) == intent
