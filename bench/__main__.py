@@ -19,8 +19,14 @@ def _benchmarks() -> dict[str, ModuleType]:
             "memorybank": memorybank, "recall": recall, "turn": turn}
 
 
+def _with_all() -> dict[str, ModuleType]:
+    from bench import report
+
+    return {**_benchmarks(), "all": report}
+
+
 def main(argv: list[str] | None = None) -> int:
-    benches = _benchmarks()
+    benches = _with_all()
     parser = argparse.ArgumentParser(prog="python -m bench", description="Memory Palace benchmarks.")
     sub = parser.add_subparsers(dest="name", required=True, metavar="NAME")
     for name, module in benches.items():

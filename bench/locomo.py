@@ -48,7 +48,7 @@ def memories_of(conv: Conversation) -> tuple[list[Memory], list[str]]:
         at = turn.at + TURN_STEP * i
         text = turn.memory_text()
         memories.append(Memory(id=memory_id(conv.sample_id, turn.dia_id), text=text, user_id=conv.sample_id,
-                               session_id=f"{conv.sample_id}:{session}", timestamp=int(at.timestamp() * 1000),
+                               session_id=f"{conv.sample_id}.{session}", timestamp=int(at.timestamp() * 1000),
                                event_time=event_time_ms(at, turn.text), origin=f"locomo:{turn.dia_id}"))
         ids.append(turn.dia_id)
     return memories, ids

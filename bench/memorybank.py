@@ -11,6 +11,7 @@ Known defect kept as is: English John Zhang / 2023-05-05 is empty although a que
 from __future__ import annotations
 
 import argparse
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +28,11 @@ STEP = timedelta(seconds=30)
 SYSTEMS = ("cosine", DEFAULT)
 
 
+def user_id(name: str) -> str:
+    """A valid user id for a MemoryBank name ("John Zhang" -> "John_Zhang"; Chinese names stay as they are)."""
+    return re.sub(r"[^\w.@-]", "_", name.strip())
+
+
 def memories_of(bank: MemoryBank) -> tuple[list[Memory], dict[str, str]]:
     """The memories of every user, and the ISO day of each memory id."""
     memories: list[Memory] = []
@@ -37,8 +43,9 @@ def memories_of(bank: MemoryBank) -> tuple[list[Memory], dict[str, str]]:
         i = position.get(key, 0)
         position[key] = i + 1
         at = noon(e.day) + STEP * i
-        m = Memory(id=memory_id(e.user, f"{bank.language}:{n}"), text=e.memory_text(), user_id=e.user,
-                   session_id=f"{e.user}:{e.day.isoformat()}", timestamp=int(at.timestamp() * 1000),
+        user = user_id(e.user)
+        m = Memory(id=memory_id(user, f"{bank.language}:{n}"), text=e.memory_text(), user_id=user,
+                   session_id=f"{user}.{e.day.isoformat()}", timestamp=int(at.timestamp() * 1000),
                    event_time=event_time_ms(at, e.query), origin=f"memorybank:{bank.language}:{n}")
         memories.append(m)
         day_of[m.id] = e.day.isoformat()
@@ -61,8 +68,9 @@ def run() -> dict[str, Any]:
             for q, qv in progress(list(zip(bank.dated, qvectors, strict=True)), f"asking ({language})"):
                 now = bank.now(q.user)
                 wanted = q.day.isoformat()
-                cosine = [day_of[h.memory.id] for h in ltm.search(q.user, qv.tolist(), limit=TOP)]
-                result = recall(ltm, _Fixed(qv), q.user, q.question, now,  # type: ignore[arg-type]
+                user = user_id(q.user)
+                cosine = [day_of[h.memory.id] for h in ltm.search(user, qv.tolist(), limit=TOP)]
+                result = recall(ltm, _Fixed(qv), user, q.question, now,  # type: ignore[arg-type]
                                 search_k=settings.search_top_k, top_k=TOP, config=ranking)
                 palace = [day_of[r.memory.id] for r in result.memories]
                 hits["cosine"].setdefault(language, []).append(wanted in cosine)

@@ -65,7 +65,7 @@ def _population(base: Sequence[Memory], vectors: np.ndarray, n: int, rng: np.ran
         user = USER if i < n else f"other-{i % OTHER_USERS}"
         src = base[i % len(base)]
         at = start + timedelta(minutes=10 * (i % n))
-        out.append(Memory(id=memory_id(user, f"m{i}"), text=src.text, user_id=user, session_id=f"{user}:{i // 40}",
+        out.append(Memory(id=memory_id(user, f"m{i}"), text=src.text, user_id=user, session_id=f"{user}.{i // 40}",
                           timestamp=int(at.timestamp() * 1000), origin="bench"))
         v = vectors[i % len(base)] + np.asarray(rng.normal(0.0, 0.01, vectors.shape[1]), dtype=np.float32)
         rows[i] = v / np.linalg.norm(v)

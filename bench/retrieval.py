@@ -36,7 +36,7 @@ def progress(iterable: Any, desc: str, total: int | None = None) -> Any:
     """A progress bar on stderr (tqdm) when it is a terminal or asked for; the plain iterable otherwise."""
     from tqdm import tqdm
 
-    disable = not (sys.stderr.isatty() or os.environ.get("PALACE_BENCH_PROGRESS"))
+    disable = not (sys.stderr.isatty() or os.environ.get("PALACE_BENCH_PROGRESS", "") not in ("", "0"))
     return tqdm(iterable, desc=desc, total=total, disable=disable, file=sys.stderr, leave=False)
 
 

@@ -109,7 +109,8 @@ class Settings(BaseSettings):
                                   "conversation.")
     context_window_s: float = Field(default=60.0, ge=0, description="Neighbours: same session, recorded within "
                                     "this many seconds.")
-    search_top_k: int = Field(default=20, gt=0)
+    search_top_k: int = Field(default=50, gt=0,
+                              description="Candidates per search (dense and BM25 each) before the rerank.")
     recall_top_k: int = Field(default=5, gt=0)
 
     @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url",

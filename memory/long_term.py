@@ -169,7 +169,7 @@ class LongTermMemory:
         if SPARSE not in sparse or DENSE not in dense:
             raise InvalidInputError(
                 f"collection {self.collection!r} has the old single-vector layout (no {DENSE!r} + {SPARSE!r} "
-                "vectors): use another PALACE_QDRANT_COLLECTION, or export its memories and import them there"
+                "vectors), which hybrid search needs; it is left untouched: set PALACE_QDRANT_COLLECTION to a new name"
             )
         if dense[DENSE] != vector_size:
             raise InvalidInputError(

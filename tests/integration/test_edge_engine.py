@@ -16,7 +16,7 @@ from graph.resources import connect_qdrant
 from graph.settings import get_settings
 from memory.edge import EdgeClient
 from memory.embedded import EdgeQdrant, migrate_local_to_edge
-from memory.errors import StorageLockedError
+from memory.errors import InvalidInputError, StorageLockedError
 from memory.long_term import LongTermMemory, Memory, memory_id
 
 DIM = 4
@@ -112,3 +112,14 @@ def test_a_failed_copy_keeps_the_old_data_and_leaves_edge_empty(tmp_path: Path,
     finally:
         edge.close()
     assert (tmp_path / "qdrant" / "collection").is_dir() and not (tmp_path / "qdrant.migrated").exists()
+
+
+def test_a_collection_in_the_old_layout_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    _old_local_collection(tmp_path, 3)
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        with pytest.raises(InvalidInputError, match="old single-vector layout"):
+            LongTermMemory(client, "memories").setup(DIM)
+        assert client.count("memories").count == 3
+    finally:
+        client.close()

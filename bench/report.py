@@ -1,0 +1,236 @@
+"""``python -m bench all``: every benchmark, its JSON under ``bench/results/``, and ``bench/REPORT.md`` with plots.
+
+The report is generated from the JSON files only (``python -m bench all --report-only`` rebuilds it without
+re-running anything), so every figure in it comes from a run anyone can repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.datasets import CATEGORY_ORDER
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+REPORT = HERE / "REPORT.md"
+ORDER = ("locomo", "memorybank", "recall", "turn", "prompt-budget", "stm", "checkpointer")
+
+
+def run_all(benches: dict[str, Any], only: list[str] | None = None) -> dict[str, Any]:
+    RESULTS.mkdir(exist_ok=True)
+    done: dict[str, Any] = {}
+    for name in ORDER:
+        if only and name not in only:
+            continue
+        module = benches[name]
+        print(f"bench: running {name} ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        args = argparse.ArgumentParser()
+        module.add_arguments(args)
+        result = module.main(args.parse_args([]))
+        result["_meta"] = {"seconds": round(time.perf_counter() - t0, 1), "commit": _commit(),
+                           "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": _machine()}
+        (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        print(module.report(result), file=sys.stderr, flush=True)
+        done[name] = result
+    write_report()
+    return {"results": sorted(done), "report": str(REPORT.relative_to(HERE.parent))}
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE,
+                             timeout=10, check=False)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def _machine() -> str:
+    import os
+
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+
+
+def _load() -> dict[str, Any]:
+    out = {}
+    for name in ORDER:
+        path = RESULTS / f"{name}.json"
+        if path.is_file():
+            out[name] = json.loads(path.read_text())
+    return out
+
+
+def _plot_locomo(r: dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bench.locomo import DRAGON
+    from bench.retrieval import KS
+
+    blocks = ("all", *CATEGORY_ORDER)
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5), sharex=True, sharey=True)
+    for ax, block in zip(axes.flat, blocks, strict=True):
+        for name, per in r["systems"].items():
+            ax.plot(KS, [per[block][f"R@{k}"] for k in KS], marker="o", label=name,
+                    linewidth=2.5 if name == r["default"] else 1.2)
+        ax.plot(KS, [DRAGON[block][f"R@{k}"] for k in KS], linestyle="--", color="grey", label="DRAGON (paper)")
+        ax.set_title(block)
+        ax.set_xscale("log")
+        ax.set_xticks(KS, [str(k) for k in KS])
+        ax.set_ylim(0, 100)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("recall (%)")
+    axes[1][0].set_ylabel("recall (%)")
+    for ax in axes[1]:
+        ax.set_xlabel("k")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("LoCoMo: recall@k per question category")
+    fig.tight_layout()
+    path = RESULTS / "locomo_recall_at_k.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name
+
+
+def _plot_recall(r: dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for engine, per in r["engines"].items():
+        sizes = sorted(int(n) for n in per)
+        ax.plot(sizes, [per[str(n)]["search_p95_ms"] for n in sizes], marker="o", label=f"{engine}: search p95")
+        ax.plot(sizes, [per[str(n)]["total_p95_ms"] for n in sizes], marker="s", linestyle="--",
+                label=f"{engine}: total p95 (with embedding)")
+    ax.axhline(20, color="grey", linewidth=0.8, linestyle=":")
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("memories of the user (as many again for other users)")
+    ax.set_ylabel("ms")
+    ax.set_title("Recall latency vs memories")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = RESULTS / "recall_latency.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def write_report() -> Path:
+    from bench.locomo import DRAGON
+    from bench.retrieval import KS
+
+    data = _load()
+    lines = ["# Memory Palace benchmark report", "",
+             "Generated by `python -m bench all` from `bench/results/*.json`; do not edit by hand.", ""]
+
+    def locomo(r: dict[str, Any]) -> list[str]:
+        out = ["## LoCoMo retrieval (`python -m bench locomo`)", "",
+               f"{sum(r['questions'].values())} scorable questions; the data README's retrieval-only protocol; "
+               "same embedder (bundled e5) for every system; the default system is the product's recall with "
+               "its default settings, decay included.", ""]
+        for block in ("all", *CATEGORY_ORDER):
+            out += [f"**{block}**" + (" (questions about time)" if block == "temporal" else "") +
+                    (f" — {r['questions'][block]} questions" if block in r["questions"] else ""), ""]
+            rows = [[name + (" (default)" if name == r["default"] else ""),
+                     *[per[block][f"R@{k}"] for k in KS], per[block]["MRR"]] for name, per in r["systems"].items()]
+            rows.append(["DRAGON (LoCoMo paper)", *[DRAGON[block][f"R@{k}"] for k in KS], "-"])
+            out += [*_table(["system", *[f"R@{k}" for k in KS], "MRR"], rows), ""]
+        out += [f"![LoCoMo recall@k](results/{_plot_locomo(r)})", ""]
+        return out
+
+    def memorybank(r: dict[str, Any]) -> list[str]:
+        langs = list(r["questions"])
+        out = ["## MemoryBank dated questions (`python -m bench memorybank`)", "",
+               "Share of the questions naming a day whose top 5 holds a memory of that day "
+               f"({', '.join(f'{k}: {v} questions' for k, v in r['questions'].items())}).", ""]
+        out += _table(["system", *langs], [[n + (" (default)" if n == r["default"] else ""),
+                                            *[per[lang] for lang in langs]] for n, per in r["systems"].items()])
+        if r.get("misses"):
+            out += ["", "Missed by the default system:", ""]
+            out += [f"- {m['language']} / {m['user']} / {m['day']}: {m['question']}" for m in r["misses"]]
+        return [*out, ""]
+
+    def recall(r: dict[str, Any]) -> list[str]:
+        out = ["## Recall latency (`python -m bench recall --json`)", "",
+               f"One user among 10; search = the batched dense + BM25 search ({r['search_top_k']} each) + rerank; "
+               "total adds embedding the question with the bundled e5. Default engine: "
+               f"{r['default']}.", ""]
+        rows = [[engine, n, f["search_p50_ms"], f["search_p95_ms"], f["embed_p50_ms"], f["total_p50_ms"],
+                 f["total_p95_ms"], f["queries"], f.get("ingest_per_s", "-")]
+                for engine, per in r["engines"].items() for n, f in per.items()]
+        out += _table(["engine", "memories", "search p50 ms", "search p95 ms", "embed p50 ms", "total p50 ms",
+                       "total p95 ms", "queries", "ingest /s"], rows)
+        return [*out, "", f"![Recall latency](results/{_plot_recall(r)})", ""]
+
+    def turn(r: dict[str, Any]) -> list[str]:
+        return ["## Turn overhead (`python -m bench turn --json`)", "",
+                f"The memory machinery per turn over {r['turns']} scripted turns, model time subtracted: "
+                f"p50 {r['overhead_p50_ms']} ms, p95 {r['overhead_p95_ms']} ms.", ""]
+
+    def prompt_budget(r: dict[str, Any]) -> list[str]:
+        rows = [[name, r[name]["p50"], r[name]["p95"], r[name]["max"], r[name]["total"]]
+                for name in ("agent", "agent_all_calls", "full_history")]
+        return ["## Prompt tokens per turn (`python -m bench prompt-budget --json`)", "",
+                *_table(["prompt", "p50", "p95", "max", "total"], rows), "",
+                f"{r['saving_pct']}% fewer prompt tokens than sending the full history "
+                f"({r['saving_all_calls_pct']}% counting every agent call).", ""]
+
+    def generic(name: str) -> Callable[[dict[str, Any]], list[str]]:
+        def render(r: dict[str, Any]) -> list[str]:
+            shown = {k: v for k, v in r.items() if k != "_meta"}
+            return [f"## `python -m bench {name} --json`", "", "```json", json.dumps(shown, indent=1), "```", ""]
+        return render
+
+    sections = [("locomo", locomo), ("memorybank", memorybank), ("recall", recall), ("turn", turn),
+                ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer"))]
+    for name, render in sections:
+        if name in data:
+            meta = data[name].get("_meta", {})
+            lines += render(data[name])
+            if meta:
+                lines += [f"<sub>{name}: commit {meta.get('commit')}, {meta.get('at')}, {meta.get('machine')}, "
+                          f"{meta.get('seconds')} s</sub>", ""]
+    REPORT.write_text("\n".join(lines))
+    return REPORT
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--only", type=lambda s: s.split(","), default=None,
+                        help=f"comma-separated subset of {','.join(ORDER)}")
+    parser.add_argument("--report-only", action="store_true", help="rebuild REPORT.md from bench/results")
+
+
+def main(args: argparse.Namespace) -> dict[str, Any]:
+    from bench.__main__ import _benchmarks
+
+    if args.report_only:
+        write_report()
+        return {"results": sorted(_load()), "report": str(REPORT.relative_to(HERE.parent))}
+    return run_all(_benchmarks(), args.only)
+
+
+def report(r: dict[str, Any]) -> str:
+    return f"wrote bench/results/{{{','.join(r['results'])}}}.json and {r['report']}"
