@@ -109,3 +109,57 @@ def search_memories(deps: Deps, user_id: str, query: str, *, now: str | None = N
     top = limit or s.recall_top_k
     return recall(deps.long_term(), deps.embeddings, user_id, query, clock, search_k=max(s.search_top_k, top),
                   top_k=top, config=deps.ranking()).memories
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What ``forget_user`` removed, per store."""
+
+    short_term_keys: int
+    outbox_rows: int
+    memories: int
+    tasks: int
+    usage_rows: int
+    threads: int
+
+    def total(self) -> int:
+        return (self.short_term_keys + self.outbox_rows + self.memories + self.tasks + self.usage_rows
+                + self.threads)
+
+
+def forget_user(deps: Deps, user_id: str) -> Forgotten:
+    """Remove everything of ``user_id``: short-term lists (with batches waiting to be archived), the outbox,
+    every long-term memory (those derived from short-term entries included), tasks with their history, usage
+    rows, and the user's CLI checkpoint threads. Nothing of anyone else: every step matches the exact user id.
+
+    Short-term memory goes first, so no archive batch can bring memories back once Qdrant is cleared; a failure
+    part-way leaves the rest in place, and running it again finishes the job (each step is idempotent)."""
+    s = deps.settings
+    check_id("user id", user_id, max_length=s.max_id_length)
+    r = deps.resources.redis
+    # ids cannot contain glob characters or "/" (check_id), so this pattern matches this user's sessions only
+    stm_keys = list(r.scan_iter(match=f"{s.key_prefix}:{{{user_id}/*}}:stm*", count=1000))
+    removed_stm = int(r.delete(*stm_keys)) if stm_keys else 0
+    outbox_rows = deps.outbox().delete_user(user_id)
+    memories = deps.long_term().delete_user(user_id)
+    tasks = deps.tasks().delete_user(user_id)
+    usage = deps.ledger().delete_user(user_id)
+    saver = compiled(deps).checkpointer
+    threads = 0
+    if isinstance(saver, RedisSaver):
+        prefix = thread_id(user_id, "")
+        for tid in list(r.smembers(saver.threads_key())):
+            name = tid.decode() if isinstance(tid, bytes) else str(tid)
+            if name.startswith(prefix):
+                saver.delete_thread(name)
+                threads += 1
+    return Forgotten(short_term_keys=removed_stm, outbox_rows=outbox_rows, memories=memories, tasks=tasks,
+                     usage_rows=usage, threads=threads)
+
+
+def forget_memories(deps: Deps, user_id: str, ids: list[str]) -> int:
+    """Delete the given memories of ``user_id``; ids of other users are never touched. Returns how many went."""
+    check_id("user id", user_id, max_length=deps.settings.max_id_length)
+    if not ids:
+        raise InvalidInputError("name the memory ids to forget, or use --all")
+    return deps.long_term().delete_ids(user_id, ids)

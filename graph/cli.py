@@ -10,17 +10,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
-from graph.api import TurnResult, add_memory, run_turn, search_memories
+from graph.api import TurnResult, add_memory, forget_memories, forget_user, run_turn, search_memories
 from graph.deps import Deps
 from graph.doctor import run_checks
 from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
-from memory.errors import InvalidInputError, PalaceError, one_line
+from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
 from memory.recall import Recalled
 
 
@@ -148,6 +149,47 @@ def cmd_memories_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_memories_forget(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.all and args.ids:
+        raise InvalidInputError("give memory ids or --all, not both")
+    with Resources(settings) as res:
+        deps = Deps(settings, resources=res, models=make_models(settings))
+        if args.all:
+            gone = forget_user(deps, args.user)
+            counts: dict[str, int] = dict(vars(gone))
+            if args.json:
+                print(json.dumps({"user_id": args.user, **counts}))
+            else:
+                print(f"forgot everything of {args.user}: " + ", ".join(f"{k.replace('_', ' ')} {v}"
+                                                                         for k, v in counts.items()))
+            return 0
+        n = forget_memories(deps, args.user, list(args.ids))
+    if args.json:
+        print(json.dumps({"user_id": args.user, "memories": n}))
+    else:
+        print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}")
+    if n < len(set(args.ids)):
+        raise NotFoundError(f"{len(set(args.ids)) - n} of the ids are not memories of {args.user!r}")
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from graph.sweep import sweep
+
+    settings = _settings(args)
+    with Resources(settings) as res:
+        done = sweep(Deps(settings, resources=res, models=make_models(settings)), idle_s=args.idle)
+    if args.json:
+        print(json.dumps(vars(done)))
+    else:
+        print(f"swept {done.sessions} idle sessions: {done.entries} entries -> {done.memories} memories; "
+              f"{done.flushed} outbox operations applied")
+        for e in done.errors:
+            print(f"palace: warning: not swept: {e}", file=sys.stderr)
+    return 1 if done.errors else 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     checks = run_checks(_settings(args))
     if args.json:
@@ -175,8 +217,16 @@ def _add_who(p: argparse.ArgumentParser, *, session: bool) -> None:
         p.add_argument("--session", default="default", help="the short-term memory session (default: default)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line like every other error (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = " (a value starting with '-' goes after '--')" if "expected one argument" in message else ""
+        self.exit(2, f"palace: error: {self.prog}: {one_line(message)}{hint}; see {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="palace", description="Memory Palace: a LangGraph agent with a real memory.")
+    parser = _Parser(prog="palace", description="Memory Palace: a LangGraph agent with a real memory.")
     parser.add_argument("--data-dir", help="where embedded services keep their data (default: $PALACE_DATA_DIR "
                                            "or ~/.memory-palace)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -210,6 +260,13 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true", help="one JSON object: answer, recalled, verdicts, usage")
     chat.set_defaults(func=cmd_chat)
 
+    sweep = sub.add_parser("sweep", help="archive idle sessions' short-term memory before its TTL drops it; "
+                           "flush writes that waited for Qdrant")
+    sweep.add_argument("--idle", type=int, default=None, metavar="S",
+                       help="sessions idle this many seconds (default PALACE_SWEEP_IDLE_S, 1200)")
+    sweep.add_argument("--json", action="store_true", help="print the counts as JSON")
+    sweep.set_defaults(func=cmd_sweep)
+
     memories = sub.add_parser("memories", help="the user's long-term memories")
     msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = msub.add_parser("add", help="store a memory directly (the user is the authority: no fact-check)")
@@ -226,6 +283,13 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=_positive_int, help="how many (default: PALACE_RECALL_TOP_K)")
     search.add_argument("--json", action="store_true", help="a JSON array with the score breakdown of each")
     search.set_defaults(func=cmd_memories_search)
+    forget = msub.add_parser("forget", help="delete memories by id, or --all: everything of the user in every store")
+    forget.add_argument("ids", nargs="*", metavar="ID", help="memory ids (from search or add)")
+    _add_who(forget, session=False)
+    forget.add_argument("--all", action="store_true",
+                        help="everything of the user: memories, short-term lists, tasks, usage, outbox, CLI threads")
+    forget.add_argument("--json", action="store_true", help="print the counts as JSON")
+    forget.set_defaults(func=cmd_memories_forget)
     return parser
 
 
@@ -245,7 +309,10 @@ def _quiet_library_loggers() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     _quiet_library_loggers()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         code: int = args.func(args)
     except PalaceError as exc:

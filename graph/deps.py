@@ -16,6 +16,7 @@ from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources
 from graph.settings import Settings, get_settings
 from memory.long_term import LongTermMemory
+from memory.outbox import Outbox
 from memory.postgres import TaskStore, UsageLedger
 from memory.ranking import RankingConfig
 from memory.short_term import ShortTermMemory
@@ -73,6 +74,10 @@ class Deps:
     def ledger(self) -> UsageLedger:
         with self._lock:
             return self.resources.ledger()
+
+    def outbox(self) -> Outbox:
+        with self._lock:
+            return self.resources.outbox()
 
     def ranking(self) -> RankingConfig:
         s = self.settings

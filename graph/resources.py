@@ -28,6 +28,7 @@ from memory.embeddings import make_embeddings, vector_size
 from memory.errors import ServiceUnavailableError, one_line, redact_url
 from memory.local_model import LocalModelServer
 from memory.long_term import Client, LongTermMemory, describe_qdrant
+from memory.outbox import Outbox
 from memory.postgres import TaskStore, UsageLedger
 from memory.short_term import ShortTermMemory, STMConfig
 
@@ -159,6 +160,9 @@ class Resources:
 
     def ledger(self) -> UsageLedger:
         return UsageLedger(self.pool, max_id_length=self.settings.max_id_length)
+
+    def outbox(self) -> Outbox:
+        return Outbox(self.pool, max_id_length=self.settings.max_id_length)
 
     def close(self) -> None:
         while self._opened:

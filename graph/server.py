@@ -1,12 +1,16 @@
 """The LangGraph server's entry (``langgraph.json`` → ``"graphs"``): the agent compiled with no checkpointer or
 store, because the server refuses a graph that brings its own; the Redis checkpointer comes from
 ``langgraph.json``'s ``"checkpointer"``. Importing this module reads no setting and opens no connection:
-:class:`~graph.deps.Deps` does both on the first run.
+:class:`~graph.deps.Deps` does both on the first run. The server process also sweeps idle sessions every
+``PALACE_SWEEP_INTERVAL_S`` (``graph.sweep``; the first sweep one interval after start).
 """
 
 from __future__ import annotations
 
 from graph.builder import build_graph
 from graph.deps import Deps
+from graph.sweep import start_background_sweeper
 
-graph = build_graph(Deps()).compile(name="memory-palace")
+deps = Deps()
+graph = build_graph(deps).compile(name="memory-palace")
+start_background_sweeper(deps)

@@ -89,6 +89,10 @@ class Settings(BaseSettings):
     stm_archive_lease_s: float = Field(default=120.0, gt=0, description="A claimed batch is re-offered after this.")
     stm_pending_ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="TTL of a claimed, unacknowledged batch.")
     stm_window: int = Field(default=50, gt=0, description="How many recent entries a window read returns.")
+    sweep_idle_s: int = Field(default=20 * 60, ge=0, description="palace sweep archives sessions idle this long "
+                              "(must be below PALACE_STM_TTL_S, so it runs before the TTL drops them).")
+    sweep_interval_s: float = Field(default=300.0, ge=0, description="How often the LangGraph server process "
+                                    "sweeps (0: never).")
 
     # --- input limits ------------------------------------------------------------------------------
     max_message_chars: int = Field(default=20_000, gt=0)

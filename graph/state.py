@@ -80,4 +80,8 @@ class State(InputState):
     needs_archive: NotRequired[bool]
     archive: NotRequired[dict[str, int] | None]
     confirmations: NotRequired[list[dict[str, Any]]]
+    # Degraded service, reported rather than hidden: "recall": why memories could not be read this turn;
+    # "outbox": long-term writes waiting for Qdrant; "ledger": usage rows PostgreSQL refused (retried next turn).
+    degraded: NotRequired[dict[str, Any]]
+    unrecorded_usage: NotRequired[list[dict[str, Any]]]  # ledger rows to retry, kept across turns
 

@@ -58,11 +58,12 @@ class ArchiveResult:
 
 
 def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
-                    user_id: str, session_id: str, *, max_batches: int = 10) -> ArchiveResult:
-    """Archive while the session is over the threshold (or a batch is pending), at most ``max_batches``."""
+                    user_id: str, session_id: str, *, max_batches: int = 10, drain: bool = False) -> ArchiveResult:
+    """Archive while the session is over the threshold (or a batch is pending), at most ``max_batches``;
+    ``drain`` archives every entry (an idle session whose TTL would otherwise drop them)."""
     batches = entries = memories = recovered = 0
     for _ in range(max_batches):
-        batch = stm.claim(user_id, session_id)
+        batch = stm.claim(user_id, session_id, drain=drain)
         if batch is None:
             break
         try:

@@ -145,6 +145,12 @@ class LongTermMemory:
         self._bm25 = bm25_model()
 
     @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold this store's lock (in-process engines) for maintenance on the client, e.g. optimizing."""
+        with self._io():
+            yield
+
+    @contextmanager
     def _io(self) -> Iterator[None]:
         with qdrant_unavailable(self.client):
             if self._lock is None:

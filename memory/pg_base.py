@@ -55,6 +55,19 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS palace_usage_user_at ON palace_usage (user_id, at);
     """,
+    # 4: the outbox of long-term writes that could not reach Qdrant (flushed, in order, when it is back)
+    """
+    CREATE TABLE IF NOT EXISTS palace_outbox (
+        id bigserial PRIMARY KEY,
+        user_id text NOT NULL,
+        session_id text NOT NULL,
+        ops jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text
+    );
+    CREATE INDEX IF NOT EXISTS palace_outbox_user ON palace_outbox (user_id, id);
+    """,
 ]
 
 MIGRATION_LOCK_ID = 0x70616C616365  # "palace"
@@ -85,6 +98,15 @@ USAGE_GROUPS = {
     "model": "model",
 }
 DELETE_USER_USAGE = "DELETE FROM palace_usage WHERE user_id = %s"
+
+INSERT_OUTBOX = "INSERT INTO palace_outbox (user_id, session_id, ops) VALUES (%s, %s, %s) RETURNING id"
+SELECT_OUTBOX = "SELECT id, user_id, ops FROM palace_outbox {where} ORDER BY id LIMIT %s"
+OUTBOX_MAX_ATTEMPTS = 5  # a row that fails for another reason than Qdrant being down is kept, not retried forever
+LOCK_OUTBOX_ROW = "SELECT id FROM palace_outbox WHERE id = %s FOR UPDATE SKIP LOCKED"
+DELETE_OUTBOX_ROW = "DELETE FROM palace_outbox WHERE id = %s"
+FAIL_OUTBOX_ROW = "UPDATE palace_outbox SET attempts = attempts + 1, last_error = %s WHERE id = %s"
+COUNT_OUTBOX = "SELECT count(*) FROM palace_outbox {where}"
+DELETE_USER_OUTBOX = "DELETE FROM palace_outbox WHERE user_id = %s"
 
 
 def select_tasks(*, session: bool, status: bool) -> str:

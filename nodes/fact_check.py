@@ -19,6 +19,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke_structured, usage_of
 from graph.state import Candidate, Decision, State, Usage, Verdict
+from memory.errors import ServiceUnavailableError
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -113,13 +114,25 @@ def make_fact_check(deps: Deps) -> Any:
         if not cands:
             return {"verdicts": [], "usage": usage}
 
-        ltm = deps.long_term()
         vectors = deps.embeddings.embed_documents([c["text"] for c in cands])
         verifier = deps.models.verifier(ctx.verifier_model)
         verdicts: list[Verdict] = []
+        unavailable: str | None = None
         for i, (cand, vector) in enumerate(zip(cands, vectors, strict=True)):
             new_id = memory_id(turn["user_id"], f"turn:{turn['id']}:{i}")
-            neighbours = ltm.search(turn["user_id"], vector, limit=s.verify_neighbors)
+            neighbours: list[Hit] = []
+            if unavailable is None:
+                try:
+                    neighbours = deps.long_term().search(turn["user_id"], vector, limit=s.verify_neighbors)
+                except ServiceUnavailableError as exc:
+                    if exc.service != "Qdrant":
+                        raise
+                    unavailable = str(exc)
+                    log.warning("fact-check without neighbours: %s", exc)
+            if unavailable is not None:  # kept, not checked: it waits in the outbox with the others
+                verdicts.append(Verdict(candidate=cand, decision="add", memory_id=new_id, target=None,
+                                        target_text=None, reason=f"not checked: {unavailable}"))
+                continue
             if not neighbours:  # nothing to compare with: no verifier call, no tokens spent
                 verdicts.append(Verdict(candidate=cand, decision="add", memory_id=new_id, target=None,
                                         target_text=None, reason="nothing similar is stored"))

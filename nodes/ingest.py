@@ -49,6 +49,7 @@ def make_ingest(deps: Deps) -> Any:
         turn = Turn(id=pushed.entry.id, user_id=user, session_id=session, now_ms=now_ms, timezone=tz_name,
                     message=text)
         return {"turn": turn, "tool_rounds": 0, "usage": [], "verdicts": [], "used": [], "confirmations": [],
+                "degraded": {},
                 "archive": None, "needs_archive": pushed.needs_archive, "at": None, "important": bool(
                     state.get("important"))}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -9,8 +10,23 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.deps import Deps
 from graph.state import RecalledMemory, State
+from memory.errors import ServiceUnavailableError
+from memory.long_term import LongTermMemory
 from memory.recall import recall
 from nodes._turn import clock, turn_of
+
+log = logging.getLogger(__name__)
+
+
+def _flush_outbox(deps: Deps, ltm: LongTermMemory, user: str, degraded: dict[str, Any]) -> None:
+    """Writes that waited for Qdrant go in before this turn reads, so it recalls them."""
+    try:
+        deps.outbox().flush(ltm, user)
+    except ServiceUnavailableError as exc:
+        if exc.service == "Qdrant":
+            raise
+        log.warning("outbox not flushed: %s", exc)
+        degraded["outbox"] = {"error": str(exc)}
 
 
 def make_recall(deps: Deps) -> Any:
@@ -20,9 +36,24 @@ def make_recall(deps: Deps) -> Any:
         user, session = turn["user_id"], turn["session_id"]
         window = deps.short_term().window(user, session)
         entries = [{"role": e.role, "content": e.content, "ts": e.ts} for e in window.entries if e.id != turn["id"]]
-        tasks = [t.model_dump(mode="json", exclude={"history"}) for t in deps.tasks().list_tasks(user, status="active")]
-        result = recall(deps.long_term(), deps.embeddings, user, turn["message"], clock(turn),
-                        search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking())
+        degraded: dict[str, Any] = dict(state.get("degraded") or {})
+        try:
+            tasks = [t.model_dump(mode="json", exclude={"history"})
+                     for t in deps.tasks().list_tasks(user, status="active")]
+        except ServiceUnavailableError as exc:  # answer without the task list rather than not at all
+            log.warning("recall without tasks: %s", exc)
+            tasks, degraded["tasks"] = [], str(exc)
+        try:
+            ltm = deps.long_term()
+            _flush_outbox(deps, ltm, user, degraded)
+            result = recall(ltm, deps.embeddings, user, turn["message"], clock(turn),
+                            search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking())
+        except ServiceUnavailableError as exc:
+            if exc.service != "Qdrant":
+                raise
+            log.warning("recall unavailable: %s", exc)
+            degraded["recall"] = str(exc)
+            return {"window": entries, "tasks": tasks, "recalled": [], "time_window": None, "degraded": degraded}
         recalled = [
             RecalledMemory(id=r.memory.id, text=r.memory.text, timestamp=r.memory.timestamp,
                            event_time=r.memory.event_time, score=r.breakdown.score,
@@ -34,6 +65,7 @@ def make_recall(deps: Deps) -> Any:
         if result.window is not None:
             time_window = {"phrase": result.window.phrase, "start": result.window.start.isoformat(),
                            "end": result.window.end.isoformat()}
-        return {"window": entries, "tasks": tasks, "recalled": recalled, "time_window": time_window}
+        return {"window": entries, "tasks": tasks, "recalled": recalled, "time_window": time_window,
+                "degraded": degraded}
 
     return recall_node

@@ -6,6 +6,7 @@ Memory ids derive from the turn's short-term entry, so a retried write lands on 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langchain_core.messages import RemoveMessage
@@ -14,10 +15,13 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.deps import Deps
 from graph.state import State, Verdict
+from memory import outbox
 from memory.attribution import used_memories
+from memory.errors import ServiceUnavailableError
 from memory.long_term import Memory, Status
 from nodes._turn import final_answer, turn_of
 
+log = logging.getLogger(__name__)
 STATUS_OF: dict[str, Status] = {"add": "active", "update": "active", "conflict": "disputed", "unverified": "disputed"}
 
 
@@ -34,6 +38,25 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
     ]
 
 
+def record_usage(deps: Deps, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Record ledger rows; returns those PostgreSQL did not take (to retry on the next turn)."""
+    if not rows:
+        return []
+    try:
+        ledger = deps.ledger()
+        for i, u in enumerate(rows):
+            try:
+                ledger.record(u["user_id"], u["session_id"], u["node"], u["model"], u["prompt_tokens"],
+                              u["completion_tokens"])
+            except ServiceUnavailableError:
+                log.warning("token ledger unavailable: %d usage rows kept for the next turn", len(rows) - i)
+                return rows[i:]
+    except ServiceUnavailableError:
+        log.warning("token ledger unavailable: %d usage rows kept for the next turn", len(rows))
+        return rows
+    return []
+
+
 def make_write(deps: Deps) -> Any:
     def write(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         s = deps.settings
@@ -46,30 +69,39 @@ def make_write(deps: Deps) -> Any:
                                             meta={"turn": turn["id"]})
             needs_archive = needs_archive or pushed.needs_archive
 
-        ltm = deps.long_term()
         verdicts = state.get("verdicts", [])
+        ops: list[outbox.Op] = []
         new = memories_to_write(verdicts, dict(turn), s.important_weight)
         if new:
-            ltm.upsert(new, deps.embeddings.embed_documents([m.text for m in new]))
+            ops.append(outbox.upsert_op(new, deps.embeddings.embed_documents([m.text for m in new])))
         for v in verdicts:
             if v["decision"] == "update" and v["target"]:
-                ltm.supersede(user, v["target"], v["memory_id"], now_ms)
+                ops.append(outbox.supersede_op(v["target"], v["memory_id"], now_ms))
             if v["decision"] == "duplicate" and v["target"] and v["candidate"]["important"]:
-                ltm.set_weight(user, v["target"], s.important_weight)
+                ops.append(outbox.set_weight_op(v["target"], s.important_weight))
 
         recalled = state.get("recalled", [])
         used = [recalled[i]["id"] for i in used_memories(answer, [m["text"] for m in recalled])]
         duplicates = [v["target"] for v in verdicts if v["decision"] == "duplicate" and v["target"]]
         if used or duplicates:
-            ltm.bump_refs(user, list(dict.fromkeys(used + duplicates)), now_ms)
+            ops.append(outbox.bump_refs_op(list(dict.fromkeys(used + duplicates)), now_ms))
+        # Qdrant down: the writes wait in the PostgreSQL outbox and are flushed, in order, by a later turn.
+        delivery = deps.outbox().deliver(deps.long_term, user, session, ops)
+        degraded: dict[str, Any] = dict(state.get("degraded") or {})
+        if delivery.queued:
+            degraded["outbox"] = {"queued": delivery.queued, "error": delivery.error}
 
-        ledger = deps.ledger()
-        for u in state.get("usage", []):
-            ledger.record(user, session, u["node"], u["model"], u["prompt_tokens"], u["completion_tokens"])
+        # PostgreSQL down: the rows ride in the thread state and are recorded by a later turn, never dropped.
+        rows = [*state.get("unrecorded_usage", []),
+                *({"user_id": user, "session_id": session, **u} for u in state.get("usage", []))]
+        unrecorded = record_usage(deps, rows)
+        if unrecorded:
+            degraded["ledger"] = {"unrecorded": len(unrecorded)}
 
         # The thread keeps only its recent messages: the session lives in short-term memory, the rest in Qdrant.
         old = state["messages"][:-s.state_messages_keep]
         removals = [RemoveMessage(id=m.id) for m in old if m.id]
-        return {"used": used, "needs_archive": needs_archive, "messages": removals}
+        return {"used": used, "needs_archive": needs_archive, "messages": removals, "degraded": degraded,
+                "unrecorded_usage": unrecorded}
 
     return write

@@ -59,12 +59,12 @@ class AsyncShortTermMemory(ShortTermBase):
             a, b = await pipe.execute()
         return int(a) + int(b)
 
-    async def claim(self, user_id: str, session_id: str) -> ArchiveBatch | None:
+    async def claim(self, user_id: str, session_id: str, *, drain: bool = False) -> ArchiveBatch | None:
         """Claim the oldest batch for archiving (or a batch a crashed process left behind); None if none."""
         keys = list(self.keys(user_id, session_id))
         token = self.new_token()
         with redis_unavailable(self.client):
-            reply = await self._claim(keys=keys, args=self.claim_args(token))
+            reply = await self._claim(keys=keys, args=self.claim_args(token, drain=drain))
         return self.claim_result(user_id, session_id, token, reply)
 
     async def ack(self, batch: ArchiveBatch) -> bool:

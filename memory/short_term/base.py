@@ -198,9 +198,11 @@ class ShortTermBase:
             raise InvalidInputError(f"window size must be >= 0, got {size}")
         return size
 
-    def claim_args(self, token: str) -> list[Any]:
+    def claim_args(self, token: str, *, drain: bool = False) -> list[Any]:
+        """``drain``: claim the oldest entries even below the threshold (an idle session, before its TTL)."""
         cfg = self.config
-        return [cfg.archive_threshold, cfg.archive_batch, int(cfg.lease_s * 1000), token, cfg.pending_ttl_s * 1000]
+        threshold = 0 if drain else cfg.archive_threshold
+        return [threshold, cfg.archive_batch, int(cfg.lease_s * 1000), token, cfg.pending_ttl_s * 1000]
 
     @staticmethod
     def claim_result(user_id: str, session_id: str, token: str, reply: Sequence[Any]) -> ArchiveBatch | None:

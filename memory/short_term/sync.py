@@ -59,12 +59,13 @@ class ShortTermMemory(ShortTermBase):
             a, b = pipe.execute()
         return int(a) + int(b)
 
-    def claim(self, user_id: str, session_id: str) -> ArchiveBatch | None:
-        """Claim the oldest batch for archiving (or a batch a crashed process left behind); None if none."""
+    def claim(self, user_id: str, session_id: str, *, drain: bool = False) -> ArchiveBatch | None:
+        """Claim the oldest batch for archiving (or a batch a crashed process left behind); None if none.
+        ``drain`` claims even below the threshold (sweeping an idle session)."""
         keys = list(self.keys(user_id, session_id))
         token = self.new_token()
         with redis_unavailable(self.client):
-            reply = self._claim(keys=keys, args=self.claim_args(token))
+            reply = self._claim(keys=keys, args=self.claim_args(token, drain=drain))
         return self.claim_result(user_id, session_id, token, reply)
 
     def ack(self, batch: ArchiveBatch) -> bool:

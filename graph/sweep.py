@@ -1,0 +1,116 @@
+"""``palace sweep``: idle sessions' short-term entries become long-term memories before their TTL drops them.
+
+A short-term list's TTL (``PALACE_STM_TTL_S``, 30 min) is refreshed on every write, so its remaining TTL says how
+long a session has been idle. Every list idle for ``PALACE_SWEEP_IDLE_S`` (20 min) or more, and every batch a
+crashed process left pending, is archived in full through the same two-phase path as a turn's archive (the same
+summariser, exactly once). Then the outbox of writes that waited for Qdrant is flushed for everyone. The LangGraph
+server process runs this every ``PALACE_SWEEP_INTERVAL_S`` (see :func:`start_background_sweeper`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from graph.deps import Deps
+from memory.archive import Summarizer, archive_session
+from memory.edge import EdgeClient
+from memory.errors import InvalidInputError, PalaceError
+from nodes.archive import make_summarizer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SweepResult:
+    sessions: int = 0  # idle sessions (or ones with a left-behind batch) archived
+    entries: int = 0
+    memories: int = 0
+    flushed: int = 0  # outbox operations applied
+    errors: list[str] = field(default_factory=list)
+
+
+def sweep(deps: Deps, *, idle_s: int | None = None) -> SweepResult:
+    s = deps.settings
+    idle = s.sweep_idle_s if idle_s is None else idle_s
+    if idle >= s.stm_ttl_s:
+        raise InvalidInputError(f"sweep idle time ({idle} s) must be below the short-term TTL ({s.stm_ttl_s} s), "
+                          "or the TTL drops the entries first")
+    r = deps.resources.redis
+    pattern = re.compile(rf"^{re.escape(s.key_prefix)}:\{{([^/{{}}]+)/([^{{}}]+)\}}:stm(:pending)?$")
+    due: set[tuple[str, str]] = set()
+    for raw in r.scan_iter(match=f"{s.key_prefix}:{{*}}:stm*", count=1000):
+        key = raw.decode() if isinstance(raw, bytes) else str(raw)
+        m = pattern.match(key)
+        if not m:
+            continue
+        user, session, pending = m.group(1), m.group(2), m.group(3)
+        left_ms = r.pttl(key)
+        if pending or (left_ms >= 0 and left_ms <= (s.stm_ttl_s - idle) * 1000):
+            due.add((user, session))
+    result = SweepResult()
+    for user, session in sorted(due):
+        try:
+            done = archive_session(deps.short_term(), deps.long_term(), deps.embeddings,
+                                   _recording(deps, user, session), user, session, drain=True,
+                                   max_batches=1000)
+        except PalaceError as exc:  # the batch stays pending; the next sweep (or turn) retries it
+            result.errors.append(f"{user}/{session}: {exc}")
+            continue
+        if done.entries:
+            result.sessions += 1
+            result.entries += done.entries
+            result.memories += done.memories
+    try:
+        result.flushed = deps.outbox().flush(deps.long_term(), limit=10_000)
+    except PalaceError as exc:
+        result.errors.append(f"outbox: {exc}")
+    client = deps.resources.qdrant
+    if isinstance(client, EdgeClient):
+        with deps.long_term().locked():  # indexes the segments written since the last sweep
+            client.optimize()
+    return result
+
+
+def _recording(deps: Deps, user: str, session: str) -> Summarizer:
+    """The summariser with its token usage recorded in the ledger under the swept user and session."""
+    s = deps.settings
+    ledger = deps.ledger()
+
+    def on_usage(model: str, prompt_tokens: int, completion: int) -> None:
+        ledger.record(user, session, "sweep", model, prompt_tokens, completion)
+
+    return make_summarizer(deps.models.chat(None), deps, ZoneInfo(s.timezone), None, on_usage)
+
+
+_started = threading.Event()
+
+
+def start_background_sweeper(deps: Deps) -> bool:
+    """Sweep every ``PALACE_SWEEP_INTERVAL_S`` in a daemon thread of this process (once per process; returns
+    False if already started). The thread reads the settings, so starting it reads and opens nothing."""
+    if _started.is_set():
+        return False
+    _started.set()
+
+    def loop() -> None:
+        try:
+            interval = deps.settings.sweep_interval_s
+        except Exception as exc:  # a bad setting is reported by the first turn; the sweeper just stays off
+            log.warning("sweeper off: %s", exc)
+            return
+        while interval > 0:
+            threading.Event().wait(interval)  # the first sweep one interval after start
+            try:
+                done = sweep(deps)
+                if done.sessions or done.flushed or done.errors:
+                    log.info("sweep: %d sessions, %d entries -> %d memories, %d outbox operations, errors: %s",
+                             done.sessions, done.entries, done.memories, done.flushed, done.errors or "none")
+            except Exception as exc:  # a sweep failing must never take the server down; the next one retries
+                log.warning("sweep failed: %s", exc)
+
+    threading.Thread(target=loop, name="palace-sweep", daemon=True).start()
+    return True
