@@ -65,6 +65,18 @@ def script(n: int, seed: int = 7) -> list[str]:
     return out
 
 
+def clean_up(resources: Resources, key_prefix: str, user: str) -> None:
+    """Remove what a scripted-turn benchmark left in Redis (its key prefix) and PostgreSQL (its user), then close."""
+    r = resources.redis
+    keys = list(r.scan_iter(match=f"{key_prefix}:*", count=1000))
+    if keys:
+        r.delete(*keys)
+    with resources.pool.connection() as conn:
+        for table in ("palace_usage", "palace_tasks", "palace_outbox"):
+            conn.execute(f"DELETE FROM {table} WHERE user_id = %s", (user,))
+    resources.close()
+
+
 def run(turns: int = 200) -> dict[str, Any]:
     settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai")
     client = QdrantClient(":memory:")
@@ -90,14 +102,7 @@ def run(turns: int = 200) -> dict[str, Any]:
             full.append(count_chat([base_system, *history, message]))
             history += [message, result.answer]
     finally:
-        r = resources.redis
-        keys = list(r.scan_iter(match=f"{settings.key_prefix}:*", count=1000))
-        if keys:
-            r.delete(*keys)
-        with resources.pool.connection() as conn:
-            conn.execute("DELETE FROM palace_usage WHERE user_id = 'bench-user'")
-            conn.execute("DELETE FROM palace_tasks WHERE user_id = 'bench-user'")
-        resources.close()
+        clean_up(resources, settings.key_prefix, "bench-user")
         client.close()
 
     def summary(values: list[int]) -> dict[str, int]:

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from bench.prompt_budget import script
+from bench.prompt_budget import clean_up, script
 from bench.retrieval import progress
 from bench.stats import percentile
 from graph.api import run_turn
@@ -74,14 +74,7 @@ def run(turns: int = 200) -> dict[str, Any]:
                     overhead.append((wall - in_model) * 1000)
                     model_ms.append(in_model * 1000)
         finally:
-            r = resources.redis
-            keys = list(r.scan_iter(match=f"{settings.key_prefix}:*", count=1000))
-            if keys:
-                r.delete(*keys)
-            with resources.pool.connection() as conn:
-                conn.execute("DELETE FROM palace_usage WHERE user_id = 'bench-user'")
-                conn.execute("DELETE FROM palace_tasks WHERE user_id = 'bench-user'")
-            resources.close()
+            clean_up(resources, settings.key_prefix, "bench-user")
             client.close()
     return {"turns": turns, "overhead_p50_ms": round(percentile(overhead, 50), 1),
             "overhead_p95_ms": round(percentile(overhead, 95), 1),

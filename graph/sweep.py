@@ -3,8 +3,9 @@
 A short-term list's TTL (``PALACE_STM_TTL_S``, 30 min) is refreshed on every write, so its remaining TTL says how
 long a session has been idle. Every list idle for ``PALACE_SWEEP_IDLE_S`` (20 min) or more, and every batch a
 crashed process left pending, is archived in full through the same two-phase path as a turn's archive (the same
-summariser, exactly once). Then the outbox of writes that waited for Qdrant is flushed for everyone. The LangGraph
-server process runs this every ``PALACE_SWEEP_INTERVAL_S`` (see :func:`start_background_sweeper`).
+summariser, exactly once). Then the outbox of writes that waited for Qdrant is flushed for everyone, and Qdrant
+Edge's new segments are indexed. The LangGraph server process runs it (without indexing) every
+``PALACE_SWEEP_INTERVAL_S`` (see :func:`start_background_sweeper`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ class SweepResult:
     errors: list[str] = field(default_factory=list)
 
 
-def sweep(deps: Deps, *, idle_s: int | None = None) -> SweepResult:
+def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> SweepResult:
+    """Archive idle sessions, flush the outbox and (``optimize``) index Qdrant Edge's new segments.
+
+    Optimizing holds the interpreter while it builds the index (about a minute for 100K new points on two
+    cores), so the server's background sweeper does not do it; ``palace sweep`` does."""
     s = deps.settings
     idle = s.sweep_idle_s if idle_s is None else idle_s
     if idle >= s.stm_ttl_s:
@@ -69,7 +74,7 @@ def sweep(deps: Deps, *, idle_s: int | None = None) -> SweepResult:
     except PalaceError as exc:
         result.errors.append(f"outbox: {exc}")
     client = deps.resources.qdrant
-    if isinstance(client, EdgeClient):
+    if optimize and isinstance(client, EdgeClient):
         with deps.long_term().locked():  # indexes the segments written since the last sweep
             client.optimize()
     return result
@@ -105,7 +110,7 @@ def start_background_sweeper(deps: Deps) -> bool:
         while interval > 0:
             threading.Event().wait(interval)  # the first sweep one interval after start
             try:
-                done = sweep(deps)
+                done = sweep(deps, optimize=False)  # optimizing would stall the server's other threads
                 if done.sessions or done.flushed or done.errors:
                     log.info("sweep: %d sessions, %d entries -> %d memories, %d outbox operations, errors: %s",
                              done.sessions, done.entries, done.memories, done.flushed, done.errors or "none")

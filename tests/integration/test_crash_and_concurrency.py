@@ -14,15 +14,12 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-import redis
 
 from graph.deps import Deps
 from graph.resources import Resources
@@ -31,7 +28,7 @@ from graph.sweep import sweep
 from graph.testing import ScriptedBrain, ScriptedModels
 from memory.edge import EdgeClient
 from memory.long_term import LongTermMemory
-from tests.conftest import EXTERNAL_PG, EXTERNAL_REDIS, _require_external
+from tests.conftest import external_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIALS = 100
@@ -39,27 +36,13 @@ TRIALS = 100
 
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    _require_external("Redis", lambda: redis.Redis.from_url(EXTERNAL_REDIS, socket_connect_timeout=2).ping())
-    _require_external("PostgreSQL", lambda: psycopg.connect(EXTERNAL_PG, connect_timeout=2).close())
-    name = f"crash_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    prefix = f"t{uuid.uuid4().hex[:10]}"
-    values = {"PALACE_REDIS_URL": EXTERNAL_REDIS,
-              "PALACE_DATABASE_URL": psycopg.conninfo.make_conninfo(EXTERNAL_PG, dbname=name),
-              "PALACE_KEY_PREFIX": prefix, "PALACE_DATA_DIR": str(tmp_path / "data"),
-              "PALACE_TIMEZONE": "Asia/Shanghai", "PALACE_QDRANT_LOCK_WAIT_S": "10",
-              # archive often: past 8 entries, the oldest 4 (a turn pushes 2)
-              "PALACE_STM_ARCHIVE_THRESHOLD": "8", "PALACE_STM_ARCHIVE_BATCH": "4",
-              "PALACE_STM_ARCHIVE_LEASE_S": "1"}
-    yield values
-    client = redis.Redis.from_url(EXTERNAL_REDIS)
-    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
-    with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with external_stack("crash") as (redis_url, pg_url, prefix):
+        yield {"PALACE_REDIS_URL": redis_url, "PALACE_DATABASE_URL": pg_url, "PALACE_KEY_PREFIX": prefix,
+               "PALACE_DATA_DIR": str(tmp_path / "data"), "PALACE_TIMEZONE": "Asia/Shanghai",
+               "PALACE_QDRANT_LOCK_WAIT_S": "10",
+               # archive often: past 8 entries, the oldest 4 (a turn pushes 2)
+               "PALACE_STM_ARCHIVE_THRESHOLD": "8", "PALACE_STM_ARCHIVE_BATCH": "4",
+               "PALACE_STM_ARCHIVE_LEASE_S": "1"}
 
 
 def _worker(env: dict[str, str], tag: str, turns: int, *extra: str, data_dir: str | None = None

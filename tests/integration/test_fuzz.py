@@ -9,9 +9,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import psycopg
 import pytest
-import redis
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
@@ -27,7 +25,7 @@ from graph.testing import ScriptedBrain, ScriptedModels
 from memory.edge import EdgeClient
 from memory.errors import PalaceError
 from memory.long_term import Memory
-from tests.conftest import EXTERNAL_PG, EXTERNAL_REDIS, _require_external
+from tests.conftest import external_stack
 
 BAD_ID_CHARS = [*"{}*?[]:/ \"'\t\n", "é", "用", "户", "\x00", "\u200b"]
 VALID_IDS = st.sampled_from(["alice", "bob", "用户一", "u-1.x@y"])
@@ -49,22 +47,8 @@ times = st.one_of(st.none(), st.none(),
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    _require_external("Redis", lambda: redis.Redis.from_url(EXTERNAL_REDIS, socket_connect_timeout=2).ping())
-    _require_external("PostgreSQL", lambda: psycopg.connect(EXTERNAL_PG, connect_timeout=2).close())
-    name = f"fuzz_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    prefix = f"t{uuid.uuid4().hex[:10]}"
-    data = tmp_path_factory.mktemp("fuzz")
-    yield {"redis": EXTERNAL_REDIS, "pg": psycopg.conninfo.make_conninfo(EXTERNAL_PG, dbname=name),
-           "prefix": prefix, "data": data}
-    client = redis.Redis.from_url(EXTERNAL_REDIS)
-    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
-    with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with external_stack("fuzz") as (redis_url, pg_url, prefix):
+        yield {"redis": redis_url, "pg": pg_url, "prefix": prefix, "data": tmp_path_factory.mktemp("fuzz")}
 
 
 @pytest.fixture
