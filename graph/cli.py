@@ -9,19 +9,24 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
+from tqdm import tqdm
 
 from graph.api import TurnResult, add_memory, forget_memories, forget_user, run_turn, search_memories
 from graph.deps import Deps
 from graph.doctor import run_checks
+from graph.manage import export_lines, import_lines, list_memories, pin_memory, resolve_disputed, show_memory
 from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
+from memory.long_term import Memory
+from memory.postgres import Task
 from memory.recall import Recalled
 
 
@@ -190,6 +195,172 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 1 if done.errors else 0
 
 
+def _memory_row(m: Memory, tz: ZoneInfo) -> str:
+    flags = "".join(["*" if m.decay_weight > 1 else " ", {"active": " ", "disputed": "?", "superseded": "-"}[m.status]])
+    return f"{m.id[:8]}  {_iso(m.timestamp, tz)}  {flags}  {m.text}"
+
+
+def cmd_memories_list(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        found = list_memories(Deps(settings, resources=res), args.user, status=args.status)
+    if args.json:
+        print(json.dumps([m.model_dump() for m in found], ensure_ascii=False))
+        return 0
+    tz = ZoneInfo(settings.timezone)
+    for m in found:
+        print(_memory_row(m, tz))
+    print(f"{len(found)} memories of {args.user} ({args.status}; * important, ? disputed, - superseded)")
+    return 0
+
+
+def cmd_memories_show(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        m = show_memory(Deps(settings, resources=res), args.user, args.id)
+    if args.json:
+        print(json.dumps(m.model_dump(), ensure_ascii=False))
+        return 0
+    tz = ZoneInfo(settings.timezone)
+    for key, value in m.model_dump().items():
+        if key in ("timestamp", "event_time", "last_accessed", "invalid_at") and value is not None:
+            value = f"{_iso(value, tz)} ({value})"
+        print(f"{key:>15}: {value}")
+    return 0
+
+
+def cmd_memories_pin(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        m = pin_memory(Deps(settings, resources=res), args.user, args.id)
+    print(json.dumps(m.model_dump(), ensure_ascii=False) if args.json else f"pinned {m.id}: {m.text}")
+    return 0
+
+
+def cmd_memories_review(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        deps = Deps(settings, resources=res)
+        if args.accept or args.reject:
+            ltm = deps.long_term()
+            now_ms = int(datetime.now(ZoneInfo(settings.timezone)).timestamp() * 1000)
+            out = {i: resolve_disputed(ltm, args.user, i, True, now_ms) for i in args.accept}
+            out |= {i: resolve_disputed(ltm, args.user, i, False, now_ms) for i in args.reject}
+            print(json.dumps(out) if args.json else "\n".join(f"{i}: {o}" for i, o in out.items()))
+            if "gone" in out.values():
+                raise NotFoundError("some ids are not disputed memories of this user (see 'gone' above)")
+            return 0
+        disputed = list_memories(deps, args.user, status="disputed")
+        others = {m.id: m for m in deps.long_term().get(args.user, [d.conflicts_with for d in disputed
+                                                                     if d.conflicts_with])}
+    if args.json:
+        print(json.dumps([{**d.model_dump(), "conflicts_with_text": others[d.conflicts_with].text
+                           if d.conflicts_with in others else None} for d in disputed], ensure_ascii=False))
+        return 0
+    for d in disputed:
+        other = others.get(d.conflicts_with or "")
+        print(f"{d.id}  {d.text}" + (f"\n    contradicts {other.id}: {other.text}" if other else
+                                     "\n    (could not be checked)"))
+    print(f"{len(disputed)} disputed; decide with: palace memories review --user {args.user} --accept ID "
+          "| --reject ID")
+    return 0
+
+
+def cmd_memories_export(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        count = 0
+        for line in export_lines(Deps(settings, resources=res), args.user):
+            print(line)
+            count += 1
+    print(f"palace: exported {count} memories of {args.user}", file=sys.stderr)
+    return 0
+
+
+def cmd_memories_import(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    try:
+        handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
+    with handle, Resources(settings) as res:
+        lines = handle.read().splitlines()
+        progress = tqdm(lines, desc="importing", unit="line", file=sys.stderr, disable=not sys.stderr.isatty())
+        report = import_lines(Deps(settings, resources=res), progress)
+    for error in report.errors:
+        print(f"palace: warning: {args.file}: {error}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"imported": report.imported, "lines": report.lines, "errors": report.errors},
+                         ensure_ascii=False))
+    else:
+        print(f"imported {report.imported} memories from {report.lines} lines")
+    if report.errors:
+        raise InvalidInputError(f"{len(report.errors)} lines were not imported (listed above); the rest were")
+    return 0
+
+
+def _task_row(t: Task) -> str:
+    return f"{t.id}  {t.title}: {t.progress}"
+
+
+def cmd_tasks_list(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        tasks = Deps(settings, resources=res).tasks().list_tasks(args.user, session_id=args.session,
+                                                                 status=args.status)
+    if args.json:
+        print(json.dumps([t.model_dump(mode="json") for t in tasks], ensure_ascii=False))
+        return 0
+    for t in tasks:
+        print(_task_row(t))
+    print(f"{len(tasks)} tasks of {args.user}")
+    return 0
+
+
+def cmd_tasks_show(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        task = Deps(settings, resources=res).tasks().get(args.user, args.id, history=True)
+    if args.json:
+        print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False))
+        return 0
+    print(_task_row(task))
+    for i, step in enumerate(task.steps, 1):
+        mark = "x" if i <= task.current_step else " "
+        print(f"  [{mark}] {i}. {step}")
+    for e in task.history:
+        print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {e.from_step} -> {e.to_step}" + (f"  ({e.note})" if e.note else ""))
+    return 0
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        rows = Deps(settings, resources=res).ledger().summary(args.by, user_id=args.user)
+    ours = sum(r.prompt_tokens for r in rows)
+    full = sum(r.baseline_prompt_tokens for r in rows)
+    cost = sum((r.cost_usd for r in rows), Decimal(0))
+    full_cost = sum((r.baseline_cost_usd for r in rows), Decimal(0))
+    # the baseline prices each answer with the whole session in its prompt; ours counts every call we made
+    # (extraction, verification, archive summaries included), so the saving is not flattered
+    saving = round(100 * (1 - ours / full), 1) if full else None
+    if args.json:
+        print(json.dumps({"by": args.by, "rows": [r.model_dump(mode="json") for r in rows],
+                          "prompt_tokens": ours, "full_history_prompt_tokens": full, "cost_usd": str(cost),
+                          "full_history_cost_usd": str(full_cost), "saving_pct": saving}))
+        return 0
+    print(f"{args.by:<20}{'calls':>7}{'prompt':>11}{'completion':>12}{'cost $':>12}{'full-history prompt':>21}")
+    for r in rows:
+        print(f"{r.key[:20]:<20}{r.calls:>7}{r.prompt_tokens:>11,}{r.completion_tokens:>12,}{r.cost_usd:>12.4f}"
+              f"{r.baseline_prompt_tokens:>21,}")
+    if not rows:
+        print("(no model calls recorded)")
+    elif full:
+        print(f"\nprompt tokens: {ours:,} (every call) against {full:,} sending the full session history to each "
+              f"answer: {saving}% fewer; cost ${cost:.4f} against ${full_cost:.4f}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     checks = run_checks(_settings(args))
     if args.json:
@@ -290,6 +461,51 @@ def build_parser() -> argparse.ArgumentParser:
                         help="everything of the user: memories, short-term lists, tasks, usage, outbox, CLI threads")
     forget.add_argument("--json", action="store_true", help="print the counts as JSON")
     forget.set_defaults(func=cmd_memories_forget)
+    lst = msub.add_parser("list", help="the user's memories, newest first")
+    _add_who(lst, session=False)
+    lst.add_argument("--status", default="active", choices=["active", "disputed", "superseded", "all"])
+    lst.add_argument("--json", action="store_true", help="a JSON array of the stored memories")
+    lst.set_defaults(func=cmd_memories_list)
+    for name, func, text in (("show", cmd_memories_show, "one memory with every field"),
+                             ("pin", cmd_memories_pin, "mark a memory important (decay weight 2.0)")):
+        p = msub.add_parser(name, help=text)
+        p.add_argument("id")
+        _add_who(p, session=False)
+        p.add_argument("--json", action="store_true", help="print the memory as JSON")
+        p.set_defaults(func=func)
+    review = msub.add_parser("review", help="disputed memories: list them, or accept / reject them by id")
+    _add_who(review, session=False)
+    review.add_argument("--accept", action="append", default=[], metavar="ID", help="make it active (repeatable)")
+    review.add_argument("--reject", action="append", default=[], metavar="ID", help="delete it (repeatable)")
+    review.add_argument("--json", action="store_true")
+    review.set_defaults(func=cmd_memories_review)
+    export = msub.add_parser("export", help="every memory of the user as JSON lines on stdout")
+    _add_who(export, session=False)
+    export.set_defaults(func=cmd_memories_export)
+    imp = msub.add_parser("import", help="memories from an export (JSON lines; - for stdin); idempotent")
+    imp.add_argument("file")
+    imp.add_argument("--json", action="store_true", help="print the counts and errors as JSON")
+    imp.set_defaults(func=cmd_memories_import)
+
+    usage = sub.add_parser("usage", help="tokens and cost from the ledger, and the saving against the full history")
+    usage.add_argument("--user", default=None, help="one user (default: everyone)")
+    usage.add_argument("--by", default="day", choices=["day", "session", "node", "model"])
+    usage.add_argument("--json", action="store_true")
+    usage.set_defaults(func=cmd_usage)
+
+    tasks = sub.add_parser("tasks", help="the user's structured tasks (PostgreSQL)")
+    tsub = tasks.add_subparsers(dest="action", required=True, metavar="ACTION")
+    tlist = tsub.add_parser("list", help="tasks, most recently changed first")
+    _add_who(tlist, session=False)
+    tlist.add_argument("--session", default=None, help="only this session's tasks")
+    tlist.add_argument("--status", default=None, choices=["active", "completed", "cancelled"])
+    tlist.add_argument("--json", action="store_true")
+    tlist.set_defaults(func=cmd_tasks_list)
+    tshow = tsub.add_parser("show", help="one task with its steps and step history")
+    tshow.add_argument("id")
+    _add_who(tshow, session=False)
+    tshow.add_argument("--json", action="store_true")
+    tshow.set_defaults(func=cmd_tasks_show)
     return parser
 
 

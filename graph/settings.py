@@ -113,9 +113,20 @@ class Settings(BaseSettings):
                                   "conversation.")
     context_window_s: float = Field(default=60.0, ge=0, description="Neighbours: same session, recorded within "
                                     "this many seconds.")
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description='USD per million prompt / completion tokens by model, JSON: '
+        '{"gpt-4o-mini": [0.15, 0.6]}; "*" applies to models not listed. Unlisted models cost 0 (local ones).')
     search_top_k: int = Field(default=50, gt=0,
                               description="Candidates per search (dense and BM25 each) before the rerank.")
     recall_top_k: int = Field(default=5, gt=0)
+
+    @field_validator("prices")
+    @classmethod
+    def _prices_not_negative(cls, value: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        for model, pair in value.items():
+            if any(not (p >= 0) for p in pair):
+                raise ValueError(f"prices of {model!r} must be >= 0 USD per million tokens, got {list(pair)}")
+        return value
 
     @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url",
                      "chat_model", "chat_base_url", "verifier_model", "verifier_base_url", mode="before")

@@ -64,6 +64,7 @@ class Usage(TypedDict):
     model: str
     prompt_tokens: int
     completion_tokens: int
+    baseline_prompt_tokens: NotRequired[int]  # respond: the prompt with the full session history instead
 
 
 class State(InputState):

@@ -68,6 +68,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS palace_outbox_user ON palace_outbox (user_id, id);
     """,
+    # 5: what each respond call would have sent with the full session history (the saving palace usage shows)
+    """
+    ALTER TABLE palace_usage ADD COLUMN IF NOT EXISTS baseline_prompt_tokens integer NOT NULL DEFAULT 0
+        CHECK (baseline_prompt_tokens >= 0);
+    ALTER TABLE palace_usage ADD COLUMN IF NOT EXISTS baseline_cost_usd numeric(14, 8) NOT NULL DEFAULT 0;
+    """,
 ]
 
 MIGRATION_LOCK_ID = 0x70616C616365  # "palace"
@@ -89,8 +95,9 @@ SELECT_EVENTS = "SELECT event, from_step, to_step, note, at FROM palace_task_eve
 DELETE_USER_TASKS = "DELETE FROM palace_tasks WHERE user_id = %s"
 
 INSERT_USAGE = """
-INSERT INTO palace_usage (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost_usd)
-VALUES (%s, %s, %s, %s, %s, %s, %s)"""
+INSERT INTO palace_usage (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost_usd,
+                          baseline_prompt_tokens, baseline_cost_usd)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"""
 USAGE_GROUPS = {
     "day": "to_char(date_trunc('day', at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
     "session": "session_id",
@@ -122,6 +129,7 @@ def usage_summary_sql(group_by: str, *, user: bool) -> str:
     key = USAGE_GROUPS[group_by]
     where = "WHERE user_id = %s" if user else ""
     return (
-        f"SELECT {key} AS k, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd) "
+        f"SELECT {key} AS k, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), "
+        f"sum(baseline_prompt_tokens), sum(baseline_cost_usd) "
         f"FROM palace_usage {where} GROUP BY k ORDER BY k"
     )

@@ -220,6 +220,15 @@ class UsageRow(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     cost_usd: Decimal
+    baseline_prompt_tokens: int = 0  # respond calls with the full session history instead of memories
+    baseline_cost_usd: Decimal = Decimal(0)
+
+
+def _money(value: float | Decimal) -> Decimal:
+    cost = Decimal(str(value))
+    if not cost.is_finite() or cost < 0:
+        raise InvalidInputError(f"cost must be a non-negative number, got {value!r}")
+    return cost
 
 
 class UsageLedger:
@@ -231,19 +240,20 @@ class UsageLedger:
         self.max_id_length = max_id_length
 
     def record(self, user_id: str, session_id: str, node: str, model: str, prompt_tokens: int,
-               completion_tokens: int, cost_usd: float | Decimal = 0) -> None:
+               completion_tokens: int, cost_usd: float | Decimal = 0, *, baseline_prompt_tokens: int = 0,
+               baseline_cost_usd: float | Decimal = 0) -> None:
         check_id("user id", user_id, max_length=self.max_id_length)
         check_id("session id", session_id, max_length=self.max_id_length)
         check_text("node", node, max_chars=200)
         check_text("model", model, max_chars=200)
-        for name, value in (("prompt tokens", prompt_tokens), ("completion tokens", completion_tokens)):
+        for name, value in (("prompt tokens", prompt_tokens), ("completion tokens", completion_tokens),
+                            ("baseline prompt tokens", baseline_prompt_tokens)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
-        cost = Decimal(str(cost_usd))
-        if not cost.is_finite() or cost < 0:
-            raise InvalidInputError(f"cost must be a non-negative number, got {cost_usd!r}")
+        cost, baseline_cost = _money(cost_usd), _money(baseline_cost_usd)
         with pg_unavailable(self.url), self.pool.connection() as conn:
-            conn.execute(sql.INSERT_USAGE, (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost))
+            conn.execute(sql.INSERT_USAGE, (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost,
+                                            baseline_prompt_tokens, baseline_cost))
 
     def summary(self, group_by: GroupBy, *, user_id: str | None = None) -> list[UsageRow]:
         if group_by not in sql.USAGE_GROUPS:
@@ -254,8 +264,8 @@ class UsageLedger:
         query = sql.usage_summary_sql(group_by, user=user_id is not None)
         with pg_unavailable(self.url), self.pool.connection() as conn:
             rows = conn.execute(query, params).fetchall()
-        return [UsageRow(key=str(r[0]), calls=r[1], prompt_tokens=r[2], completion_tokens=r[3], cost_usd=r[4])
-                for r in rows]
+        return [UsageRow(key=str(r[0]), calls=r[1], prompt_tokens=r[2], completion_tokens=r[3], cost_usd=r[4],
+                         baseline_prompt_tokens=r[5], baseline_cost_usd=r[6]) for r in rows]
 
     def delete_user(self, user_id: str) -> int:
         check_id("user id", user_id, max_length=self.max_id_length)

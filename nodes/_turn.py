@@ -51,6 +51,7 @@ def final_answer(messages: list[AnyMessage]) -> str:
     return ""
 
 
-def add_usage(state: State, node: str, model: str, prompt_tokens: int, completion_tokens: int) -> list[Usage]:
+def add_usage(state: State, node: str, model: str, prompt_tokens: int, completion_tokens: int, *,
+              baseline: int = 0) -> list[Usage]:
     return [*state.get("usage", []), Usage(node=node, model=model, prompt_tokens=prompt_tokens,
-                                           completion_tokens=completion_tokens)]
+                                           completion_tokens=completion_tokens, baseline_prompt_tokens=baseline)]

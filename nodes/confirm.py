@@ -12,8 +12,8 @@ from langgraph.types import interrupt
 import prompts
 from graph.context import Context
 from graph.deps import Deps
+from graph.manage import resolve_disputed
 from graph.state import State
-from memory.errors import NotFoundError
 from nodes._turn import context_of, turn_of
 
 _YES = frozenset({"yes", "y", "true", "ok", "okay", "confirm", "accept", "keep", "是", "是的", "对", "好", "确认",
@@ -61,17 +61,8 @@ def make_confirm(deps: Deps) -> Any:
                                 "reason": v["reason"]})
             accepted = parse_confirmation(answer)
             outcome = "left disputed"
-            if accepted is True:
-                try:
-                    ltm.set_status(turn["user_id"], v["memory_id"], "active", turn["now_ms"])
-                    outcome = "accepted"
-                except NotFoundError:  # reviewed or forgotten elsewhere in the meantime
-                    outcome = "gone"
-                if outcome == "accepted" and v["target"] and ltm.get(turn["user_id"], [v["target"]]):
-                    ltm.supersede(turn["user_id"], v["target"], v["memory_id"], turn["now_ms"])
-            elif accepted is False:
-                ltm.delete_ids(turn["user_id"], [v["memory_id"]])
-                outcome = "rejected"
+            if accepted is not None:  # "gone": reviewed or forgotten elsewhere in the meantime
+                outcome = resolve_disputed(ltm, turn["user_id"], v["memory_id"], accepted, turn["now_ms"])
             results.append({"memory_id": v["memory_id"], "text": new, "answer": answer, "outcome": outcome})
         return {"confirmations": results}
 

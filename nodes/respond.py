@@ -28,6 +28,7 @@ from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
 class Prompt:
     messages: list[BaseMessage]
     plan: BudgetPlan
+    fixed_tokens: int = 0  # system prompt without memories + this turn's messages: the full history's fixed part
 
 
 def _day(ms: int, tz: ZoneInfo) -> str:
@@ -73,7 +74,7 @@ def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Se
     plan = fit_budget(fixed, [PER_MESSAGE + count_tokens(m.text, encoding) for m in history],
                       [count_tokens(line, encoding) + 1 for line in lines], budget, window_budget=window_budget)
     kept_history = history[len(history) - plan.window_kept:] if plan.window_kept else []
-    return Prompt([SystemMessage(system(plan.memories_kept)), *kept_history, *turn_messages], plan)
+    return Prompt([SystemMessage(system(plan.memories_kept)), *kept_history, *turn_messages], plan, fixed)
 
 
 def _content(message: BaseMessage) -> str:
@@ -100,9 +101,12 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only
             reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
         prompt_tokens, completion = usage_of(reply, prompt.messages, s.token_encoding)
+        # what this call would have sent with the whole session instead of memories (palace usage's baseline)
+        baseline = prompt.fixed_tokens + deps.short_term().history_tokens(turn["user_id"], turn["session_id"])
         return {"messages": [reply], "tool_rounds": rounds + (1 if reply.tool_calls else 0),
                 "prompt_tokens": prompt.plan.tokens,
-                "usage": add_usage(state, "respond", describe(model)[0], prompt_tokens, completion)}
+                "usage": add_usage(state, "respond", describe(model)[0], prompt_tokens, completion,
+                                   baseline=baseline)}
 
     return respond
 

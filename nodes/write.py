@@ -19,6 +19,7 @@ from memory import outbox
 from memory.attribution import used_memories
 from memory.errors import ServiceUnavailableError
 from memory.long_term import Memory, Status
+from memory.tokens import PER_MESSAGE, count_tokens
 from nodes._turn import final_answer, turn_of
 
 log = logging.getLogger(__name__)
@@ -38,16 +39,29 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
     ]
 
 
+def cost_of(prices: dict[str, tuple[float, float]], model: str, prompt_tokens: int,
+            completion_tokens: int) -> float:
+    """USD for one call at PALACE_PRICES (per million tokens); 0 for a model without a price."""
+    prompt_price, completion_price = prices.get(model) or prices.get("*") or (0.0, 0.0)
+    return (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000
+
+
 def record_usage(deps: Deps, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Record ledger rows; returns those PostgreSQL did not take (to retry on the next turn)."""
+    """Record ledger rows (with their cost); returns those PostgreSQL did not take (to retry on the next turn)."""
     if not rows:
         return []
+    prices = deps.settings.prices
     try:
         ledger = deps.ledger()
         for i, u in enumerate(rows):
+            baseline = int(u.get("baseline_prompt_tokens") or 0)
             try:
                 ledger.record(u["user_id"], u["session_id"], u["node"], u["model"], u["prompt_tokens"],
-                              u["completion_tokens"])
+                              u["completion_tokens"],
+                              cost_of(prices, u["model"], u["prompt_tokens"], u["completion_tokens"]),
+                              baseline_prompt_tokens=baseline,
+                              baseline_cost_usd=cost_of(prices, u["model"], baseline, u["completion_tokens"])
+                              if baseline else 0)
             except ServiceUnavailableError:
                 log.warning("token ledger unavailable: %d usage rows kept for the next turn", len(rows) - i)
                 return rows[i:]
@@ -65,9 +79,12 @@ def make_write(deps: Deps) -> Any:
         answer = final_answer(state["messages"])
         needs_archive = bool(state.get("needs_archive"))
         if answer:
-            pushed = deps.short_term().push(user, session, "assistant", answer, ts_ms=now_ms + 1,
-                                            meta={"turn": turn["id"]})
+            stm = deps.short_term()
+            pushed = stm.push(user, session, "assistant", answer, ts_ms=now_ms + 1, meta={"turn": turn["id"]})
             needs_archive = needs_archive or pushed.needs_archive
+            # the full-history baseline grows by this exchange (palace usage compares against it)
+            stm.add_history_tokens(user, session, 2 * PER_MESSAGE + count_tokens(turn["message"], s.token_encoding)
+                                   + count_tokens(answer, s.token_encoding))
 
         verdicts = state.get("verdicts", [])
         ops: list[outbox.Op] = []

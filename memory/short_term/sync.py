@@ -20,6 +20,8 @@ from memory.short_term.base import (
     Window,
 )
 
+HISTORY_TOKENS_TTL_S = 90 * 24 * 3600  # the full-history baseline of `palace usage` (90 days idle: gone)
+
 
 class ShortTermMemory(ShortTermBase):
     """A Redis list per session. Takes an injected client and never closes it."""
@@ -49,6 +51,22 @@ class ShortTermMemory(ShortTermBase):
         with redis_unavailable(self.client):
             reply = self._window(keys=[key, pending], args=[size])
         return self.window_result(reply)
+
+    def history_tokens(self, user_id: str, session_id: str) -> int:
+        """Tokens of every message this session has had (what sending the full history would cost)."""
+        key = self.keys(user_id, session_id)[0] + ":tokens"
+        with redis_unavailable(self.client):
+            value = self.client.get(key)
+        return int(value or 0)
+
+    def add_history_tokens(self, user_id: str, session_id: str, tokens: int) -> int:
+        key = self.keys(user_id, session_id)[0] + ":tokens"
+        pipe = self.client.pipeline(transaction=True)
+        pipe.incrby(key, max(0, int(tokens)))
+        pipe.expire(key, HISTORY_TOKENS_TTL_S)
+        with redis_unavailable(self.client):
+            total, _ = pipe.execute()
+        return int(total)
 
     def length(self, user_id: str, session_id: str) -> int:
         key, pending, _ = self.keys(user_id, session_id)

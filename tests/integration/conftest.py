@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
+import graph.cli
+from graph.cli import main
+from graph.testing import ScriptedBrain, ScriptedModels
 from tests.integration.agent_harness import Agent, make_agent
 
 
 @pytest.fixture
 def agent(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) -> Iterator[Agent]:
     yield from make_agent(redis_server_url, pg_url, tmp_path, e5)
+
+
+@pytest.fixture
+def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
+    monkeypatch.setenv("PALACE_DATABASE_URL", pg_url)
+    monkeypatch.setenv("PALACE_KEY_PREFIX", prefix)
+    monkeypatch.setenv("PALACE_TIMEZONE", "Asia/Shanghai")
+    monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
+    brain = ScriptedBrain(lambda new, existing: ("conflict", 1) if "live in" in new and any(
+        "live in" in e for e in existing) else ("add", 0))
+    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(brain))
+
+    def run(*args: str) -> int:
+        return main(["--data-dir", str(tmp_path / "data"), *args])
+
+    yield run
+    client = redis.Redis.from_url(redis_server_url)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()

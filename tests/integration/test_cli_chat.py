@@ -1,44 +1,17 @@
-"""``palace chat`` and ``palace memories add|search``: in-process, an isolated data directory per test, real
-Redis / PostgreSQL / Qdrant (local mode on disk); the scripted model stands in at the model boundary."""
+"""``palace chat``, ``palace memories add|search|forget``, ``palace sweep``: in-process, an isolated data directory
+per test (the ``cli`` fixture), real Redis / PostgreSQL / Qdrant Edge; the scripted model at the model boundary."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
-import graph.cli
 from graph.cli import main
 from graph.settings import Settings
-from graph.testing import ScriptedBrain, ScriptedModels
-
-
-@pytest.fixture
-def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    prefix = f"t{uuid.uuid4().hex[:10]}"
-    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
-    monkeypatch.setenv("PALACE_DATABASE_URL", pg_url)
-    monkeypatch.setenv("PALACE_KEY_PREFIX", prefix)
-    monkeypatch.setenv("PALACE_TIMEZONE", "Asia/Shanghai")
-    monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
-    brain = ScriptedBrain(lambda new, existing: ("conflict", 1) if "live in" in new and any(
-        "live in" in e for e in existing) else ("add", 0))
-    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(brain))
-
-    def run(*args: str) -> int:
-        return main(["--data-dir", str(tmp_path / "data"), *args])
-
-    yield run
-    client = redis.Redis.from_url(redis_server_url)
-    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
 
 
 def test_chat_remembers_across_sessions_and_explains(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
