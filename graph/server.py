@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from graph.builder import build_graph
 from graph.deps import Deps
+from graph.store import PalaceStore
 from graph.sweep import start_background_sweeper
 
 deps = Deps()
 graph = build_graph(deps).compile(name="memory-palace")
+store = PalaceStore(deps)  # langgraph.json "store": the same memories through langgraph_sdk's store API
 start_background_sweeper(deps)

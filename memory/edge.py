@@ -15,10 +15,11 @@ from __future__ import annotations
 import fcntl
 import json
 import shutil
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 import qdrant_edge as qe
 from qdrant_client import models
@@ -68,6 +69,23 @@ class _Record:
 class EdgeClient:
     """A handful of ``QdrantClient`` methods on Qdrant Edge shards stored under ``root``."""
 
+    _open: ClassVar[dict[Path, EdgeClient]] = {}
+    _open_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def shared(cls, root: Path | str) -> EdgeClient:
+        """The process's one client for ``root``: the LangGraph server loads the graph and the store as two
+        modules, each with its own stores; the storage admits one opener, so they share it (closed with the
+        last ``close()``)."""
+        path = Path(root).expanduser().resolve()
+        with cls._open_lock:
+            client = cls._open.get(path)
+            if client is None or client._lock_file is None:
+                client = cls(path)
+                cls._open[path] = client
+            client._refs += 1
+            return client
+
     def __init__(self, root: Path | str) -> None:
         """Open (creating) the storage under ``root``; ``BlockingIOError`` if another process holds it."""
         self.root = Path(root)
@@ -75,6 +93,8 @@ class EdgeClient:
         self.location = str(self.root)
         self._shards: dict[str, qe.EdgeShard] = {}
         self.unoptimized = 0  # points written since the segments were last optimized (indexed)
+        self.lock = threading.RLock()  # every user of this client serialises on it (shared clients too)
+        self._refs = 0
         self._lock_file: IO[bytes] | None = open(self.root / ".lock", "a+b")  # noqa: SIM115 - held until close()
         try:
             fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -206,6 +226,13 @@ class EdgeClient:
             shard.flush()
 
     def close(self) -> None:
+        with self._open_lock:
+            if self._refs > 1:
+                self._refs -= 1
+                return
+            self._refs = 0
+            if self._open.get(self.root) is self:
+                del self._open[self.root]
         if self.unoptimized >= OPTIMIZE_AFTER:
             self.optimize()
         shards, self._shards = list(self._shards.values()), {}

@@ -280,7 +280,7 @@ class EdgeQdrant:
         deadline = time.monotonic() + wait_s
         while True:
             try:
-                client = EdgeClient(self.path)
+                client = EdgeClient.shared(self.path)
             except BlockingIOError as exc:
                 if time.monotonic() >= deadline:
                     raise _locked(self.path, "edge", _holder(self.owner_file)) from exc

@@ -141,7 +141,8 @@ class LongTermMemory:
         self.max_id_length = max_id_length
         self.max_text_chars = max_text_chars
         # Qdrant's local mode is plain Python without locks; the LangGraph server runs sync nodes in threads.
-        self._lock = threading.RLock() if is_local(client) else None
+        # (one lock per Edge client, however many stores share it)
+        self._lock = client.lock if isinstance(client, EdgeClient) else threading.RLock() if is_local(client) else None
         self._bm25 = bm25_model()
 
     @contextmanager

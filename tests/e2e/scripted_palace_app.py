@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from graph.builder import build_graph
 from graph.deps import Deps
+from graph.store import PalaceStore
 from graph.testing import ScriptedBrain, ScriptedModels
 
 
@@ -15,4 +16,6 @@ def _conflict_on_city(new: str, existing: list[str]) -> tuple[str, int]:
     return "add", 0
 
 
-graph = build_graph(Deps(models=ScriptedModels(ScriptedBrain(_conflict_on_city)))).compile(name="scripted-palace")
+deps = Deps(models=ScriptedModels(ScriptedBrain(_conflict_on_city)))
+graph = build_graph(deps).compile(name="scripted-palace")
+store = PalaceStore(deps)  # the store API on the same stores as this graph

@@ -29,6 +29,8 @@ def server(tmp_path: Path, redis_server_url: str, pg_url: str) -> object:
             "scripted": str(ROOT / "tests" / "e2e" / "scripted_palace_app.py") + ":graph",
         },
         "checkpointer": {"path": str(ROOT / project["checkpointer"]["path"].removeprefix("./"))},
+        # the store API on the scripted graph's own stores (the embedded Qdrant is one per process)
+        "store": {"path": str(ROOT / "tests" / "e2e" / "scripted_palace_app.py") + ":store"},
     }
     (tmp_path / "langgraph.json").write_text(json.dumps(config))
     prefix = f"e2e{uuid.uuid4().hex[:8]}"
@@ -92,3 +94,28 @@ async def test_studio_calls_turn_state_interrupt_and_resume(server: DevServer) -
                            input={"messages": [{"role": "user", "content": "Where do I live?"}]},
                            context={"user_id": "bob"})
     assert (await client.threads.get_state(other["thread_id"]))["values"]["recalled"] == []
+
+
+async def test_store_api_sees_what_a_chat_turn_wrote(server: DevServer) -> None:
+    client = get_client(url=server.url)
+    thread = await client.threads.create()
+    await client.runs.wait(thread["thread_id"], "scripted", context={"user_id": "carol"},
+                           input={"messages": [{"role": "user", "content": "My locker code is 4512."}]})
+    ns = ["memories", "carol"]
+    found = (await client.store.search_items(ns, query="What is my locker code?"))["items"]
+    assert found and found[0]["value"]["text"] == "My locker code is 4512"
+    key = found[0]["key"]
+    assert (await client.store.get_item(ns, key))["value"]["user_id"] == "carol"
+    await client.store.put_item(ns, "badge", {"text": "My badge number is 7781"})
+    listed = (await client.store.search_items(ns))["items"]
+    assert {i["value"]["text"] for i in listed} == {"My locker code is 4512", "My badge number is 7781"}
+    await client.store.delete_item(ns, key)
+    after = (await client.store.search_items(ns))["items"]
+    assert [i["value"]["text"] for i in after] == ["My badge number is 7781"]
+    assert (await client.store.search_items(["memories", "dave"], query="locker"))["items"] == []
+    # the agent recalls what the store API wrote
+    again = await client.threads.create()
+    await client.runs.wait(again["thread_id"], "scripted", context={"user_id": "carol"},
+                           input={"messages": [{"role": "user", "content": "What is my badge number?"}]})
+    recalled = (await client.threads.get_state(again["thread_id"]))["values"]["recalled"]
+    assert recalled and recalled[0]["text"] == "My badge number is 7781"
