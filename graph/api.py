@@ -157,9 +157,27 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
                      usage_rows=usage, threads=threads)
 
 
-def forget_memories(deps: Deps, user_id: str, ids: list[str]) -> int:
-    """Delete the given memories of ``user_id``; ids of other users are never touched. Returns how many went."""
+@dataclass(frozen=True)
+class ForgottenMemories:
+    named: int  # of the ids given, how many were this user's memories
+    derived: int  # other memories from the same short-term entries (the same message, its archive summary)
+    short_term_entries: int  # those entries, removed from short-term memory so no archive brings them back
+
+
+def forget_memories(deps: Deps, user_id: str, ids: list[str]) -> ForgottenMemories:
+    """Delete the given memories of ``user_id`` and follow their lineage: every memory derived from the same
+    short-term entries goes too, and so do those entries (else archiving them would write the memory again).
+    Ids of other users are never touched."""
     check_id("user id", user_id, max_length=deps.settings.max_id_length)
     if not ids:
         raise InvalidInputError("name the memory ids to forget, or use --all")
-    return deps.long_term().delete_ids(user_id, ids)
+    ltm = deps.long_term()
+    named = ltm.get(user_id, ids)
+    sources = sorted({src for m in named for src in m.source})
+    gone = ltm.delete_ids(user_id, [m.id for m in named])
+    derived = ltm.delete_by_source(user_id, sources) if sources else 0
+    entries = 0
+    stm = deps.short_term()
+    for session in sorted({m.session_id for m in named}):
+        entries += stm.remove_entries(user_id, session, sources)
+    return ForgottenMemories(named=gone, derived=derived, short_term_entries=entries)

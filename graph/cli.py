@@ -169,11 +169,14 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
                 print(f"forgot everything of {args.user}: " + ", ".join(f"{k.replace('_', ' ')} {v}"
                                                                          for k, v in counts.items()))
             return 0
-        n = forget_memories(deps, args.user, list(args.ids))
+        gone = forget_memories(deps, args.user, list(args.ids))
+    n = gone.named
     if args.json:
-        print(json.dumps({"user_id": args.user, "memories": n}))
+        print(json.dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
+                          "short_term_entries": gone.short_term_entries}))
     else:
-        print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}")
+        print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}, {gone.derived} derived from the same "
+              f"messages, {gone.short_term_entries} short-term entries")
     if n < len(set(args.ids)):
         raise NotFoundError(f"{len(set(args.ids)) - n} of the ids are not memories of {args.user!r}")
     return 0

@@ -36,6 +36,20 @@ if redis.call('EXISTS', KEYS[2]) == 1 and redis.call('EXISTS', KEYS[3]) == 0 the
 return {n, orphan}
 """
 
+# Remove the entries whose id is one of ARGV (a forgotten memory's sources); returns how many went.
+REMOVE_LUA = """
+local wanted = {}
+for i = 1, #ARGV do wanted[ARGV[i]] = true end
+local removed = 0
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, entry = pcall(cjson.decode, raw)
+  if ok and type(entry) == 'table' and wanted[entry['id']] then
+    removed = removed + redis.call('LREM', KEYS[1], 1, raw)
+  end
+end
+return removed
+"""
+
 # The last ARGV[1] entries of pending batch + list, oldest first, and the pending batch's size.
 WINDOW_LUA = """
 local n = tonumber(ARGV[1])

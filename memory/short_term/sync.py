@@ -12,6 +12,7 @@ from memory.short_term.base import (
     CLAIM_LUA,
     PUSH_LUA,
     RELEASE_LUA,
+    REMOVE_LUA,
     WINDOW_LUA,
     ArchiveBatch,
     PushResult,
@@ -33,6 +34,7 @@ class ShortTermMemory(ShortTermBase):
         self._window = client.register_script(WINDOW_LUA)
         self._claim = client.register_script(CLAIM_LUA)
         self._ack = client.register_script(ACK_LUA)
+        self._remove = client.register_script(REMOVE_LUA)
         self._release = client.register_script(RELEASE_LUA)
 
     def push(self, user_id: str, session_id: str, role: str, content: str, *, ts_ms: int | None = None,
@@ -51,6 +53,14 @@ class ShortTermMemory(ShortTermBase):
         with redis_unavailable(self.client):
             reply = self._window(keys=[key, pending], args=[size])
         return self.window_result(reply)
+
+    def remove_entries(self, user_id: str, session_id: str, entry_ids: list[str]) -> int:
+        """Delete these entries from the session's list (not from a batch being archived right now)."""
+        if not entry_ids:
+            return 0
+        key = self.keys(user_id, session_id)[0]
+        with redis_unavailable(self.client):
+            return int(self._remove(keys=[key], args=list(entry_ids)))
 
     def history_tokens(self, user_id: str, session_id: str) -> int:
         """Tokens of every message this session has had (what sending the full history would cost)."""

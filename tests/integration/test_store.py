@@ -56,3 +56,16 @@ def test_store_keeps_users_apart_and_names_what_it_does_not_serve(agent: Agent) 
         store.put(NS, "t", {"text": "x"}, ttl=5)
     with pytest.raises(InvalidInputError, match=r"value\.text"):
         store.put(NS, "t", {"nope": 1})
+
+
+def test_forgetting_a_memory_follows_its_lineage(agent: Agent) -> None:
+    from graph.api import forget_memories
+
+    said = agent.turn("alice", "s", "My locker code is 4512. My badge is 7781.")
+    memories = list(agent.deps.long_term().scroll("alice"))
+    assert len(memories) == 2 and all(m.source == [said.state["turn"]["id"]] for m in memories)
+    gone = forget_memories(agent.deps, "alice", [memories[0].id])
+    assert (gone.named, gone.derived, gone.short_term_entries) == (1, 1, 1)  # the other fact of that message too
+    assert list(agent.deps.long_term().scroll("alice")) == []
+    left = [e.content for e in agent.deps.short_term().window("alice", "s").entries if e.role == "user"]
+    assert left == []  # the message itself: no archive can bring it back
