@@ -161,8 +161,8 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
     with Resources(settings) as res:
         deps = Deps(settings, resources=res, models=make_models(settings))
         if args.all:
-            gone = forget_user(deps, args.user)
-            counts: dict[str, int] = dict(vars(gone))
+            everything = forget_user(deps, args.user)
+            counts: dict[str, int] = dict(vars(everything))
             if args.json:
                 print(json.dumps({"user_id": args.user, **counts}))
             else:
