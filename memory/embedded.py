@@ -263,54 +263,90 @@ class EmbeddedPostgres:
 # --- Qdrant Edge (default) and local mode ----------------------------------------------------------------
 
 
-class EdgeQdrant:
-    """Qdrant Edge under ``<data_dir>/qdrant-edge``; one process at a time (a file lock)."""
+class _InProcessQdrant:
+    """An embedded Qdrant under ``<data_dir>/<subdir>`` that one process opens at a time; the holder writes its
+    pid and command line next to the data so a second process can say who holds it."""
 
     name = "Qdrant"
+    kind = ""  # how URLs name it: "edge:<path>", "local:<path>"
+    subdir = ""
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
-        self.path = self.data_dir / "qdrant-edge"
+        self.path = self.data_dir / self.subdir
         self.owner_file = self.path / "owner.json"
+
+    def _connect(self) -> Any:
+        """Open the storage; ``BlockingIOError`` when another process holds it."""
+        raise NotImplementedError
+
+    def holder(self) -> dict[str, Any] | None:
+        """Who holds the storage now, if another live process does."""
+        try:
+            owner: dict[str, Any] = json.loads(self.owner_file.read_text())
+        except (OSError, ValueError):
+            return None
+        return owner if _pid_alive(owner.get("pid")) and owner.get("pid") != os.getpid() else None
 
     def open(self, wait_s: float = 3.0) -> Any:
         """Open the storage, waiting up to ``wait_s`` for another process to let go of it."""
-        from memory.edge import EdgeClient
-
         deadline = time.monotonic() + wait_s
         while True:
             try:
-                client = EdgeClient.shared(self.path)
+                client = self._connect()
             except BlockingIOError as exc:
                 if time.monotonic() >= deadline:
-                    raise _locked(self.path, "edge", _holder(self.owner_file)) from exc
+                    owner = self.holder()
+                    who = f"process {owner['pid']} ({owner.get('command', '?')})" if owner else "another process"
+                    raise StorageLockedError(
+                        "Qdrant", f"{self.kind}:{self.path}", f"local storage is held by {who}",
+                        fix="stop that process, or run a Qdrant server and set PALACE_QDRANT_URL so several "
+                            "processes can share it") from exc
                 time.sleep(0.1)
                 continue
-            except OSError as exc:
-                raise ServiceUnavailableError("Qdrant", f"edge:{self.path}", one_line(exc)) from exc
             self.owner_file.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv)[:200]}))
             return client
 
     def status(self) -> ServiceStatus:
-        owner = _holder(self.owner_file)
+        owner = self.holder()
         detail = f"held by process {owner['pid']}" if owner else "opened in-process on use; no process holds it now"
-        return ServiceStatus(self.name, "embedded", f"edge:{self.path}", True, owner["pid"] if owner else None,
-                             detail)
+        return ServiceStatus(self.name, "embedded", f"{self.kind}:{self.path}", True,
+                             owner["pid"] if owner else None, detail)
 
 
-def _holder(owner_file: Path) -> dict[str, Any] | None:
-    try:
-        owner: dict[str, Any] = json.loads(owner_file.read_text())
-    except (OSError, ValueError):
-        return None
-    return owner if _pid_alive(owner.get("pid")) and owner.get("pid") != os.getpid() else None
+class EdgeQdrant(_InProcessQdrant):
+    """Qdrant Edge under ``<data_dir>/qdrant-edge`` (the default); its file lock admits one process."""
+
+    kind = "edge"
+    subdir = "qdrant-edge"
+
+    def _connect(self) -> Any:
+        from memory.edge import EdgeClient
+
+        try:
+            return EdgeClient.shared(self.path)
+        except BlockingIOError:
+            raise
+        except OSError as exc:
+            raise ServiceUnavailableError("Qdrant", f"edge:{self.path}", one_line(exc)) from exc
 
 
-def _locked(path: Path, kind: str, owner: dict[str, Any] | None) -> StorageLockedError:
-    who = f"process {owner['pid']} ({owner.get('command', '?')})" if owner else "another process"
-    return StorageLockedError(
-        "Qdrant", f"{kind}:{path}", f"local storage is held by {who}",
-        fix="stop that process, or run a Qdrant server and set PALACE_QDRANT_URL so several processes can share it")
+class LocalQdrant(_InProcessQdrant):
+    """Qdrant local mode under ``<data_dir>/qdrant``; local mode's own lock admits one process."""
+
+    kind = "local"
+    subdir = "qdrant"
+
+    def _connect(self) -> Any:
+        from qdrant_client import QdrantClient
+
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            return QdrantClient(path=str(self.path))
+        except RuntimeError as exc:
+            if "already accessed" in str(exc):
+                raise BlockingIOError(str(exc)) from exc
+            raise ServiceUnavailableError("Qdrant", f"local:{self.path}", one_line(exc)) from exc
 
 
 def migrate_local_to_edge(data_dir: Path, edge: Any) -> dict[str, int]:
@@ -355,52 +391,3 @@ def migrate_local_to_edge(data_dir: Path, edge: Any) -> dict[str, int]:
         source.close()
     old.rename(old.with_name("qdrant.migrated"))
     return copied
-
-
-class LocalQdrant:
-    """Qdrant local mode under ``<data_dir>/qdrant``; one process at a time (local mode's own lock)."""
-
-    name = "Qdrant"
-
-    def __init__(self, data_dir: Path) -> None:
-        self.path = Path(data_dir).expanduser().resolve() / "qdrant"
-        self.owner_file = self.path / "owner.json"
-
-    def holder(self) -> dict[str, Any] | None:
-        """Who holds the storage now, if a live process does."""
-        try:
-            owner: dict[str, Any] = json.loads(self.owner_file.read_text())
-        except (OSError, ValueError):
-            return None
-        return owner if _pid_alive(owner.get("pid")) and owner.get("pid") != os.getpid() else None
-
-    def open(self, wait_s: float = 3.0) -> Any:
-        """Open the local storage, waiting up to ``wait_s`` for another process to let go of it."""
-        from qdrant_client import QdrantClient
-
-        self.path.mkdir(parents=True, exist_ok=True)
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                client = QdrantClient(path=str(self.path))
-            except RuntimeError as exc:
-                if "already accessed" not in str(exc):
-                    raise ServiceUnavailableError("Qdrant", f"local:{self.path}", one_line(exc)) from exc
-                if time.monotonic() >= deadline:
-                    owner = self.holder()
-                    who = (f"process {owner['pid']} ({owner.get('command', '?')})" if owner
-                           else "another process")
-                    raise StorageLockedError(
-                        "Qdrant", f"local:{self.path}", f"local storage is held by {who}",
-                        fix="stop that process, or run a Qdrant server and set PALACE_QDRANT_URL so several "
-                            "processes can share it") from exc
-                time.sleep(0.1)
-                continue
-            self.owner_file.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv)[:200]}))
-            return client
-
-    def status(self) -> ServiceStatus:
-        owner = self.holder()
-        detail = f"held by process {owner['pid']}" if owner else "opened in-process on use; no process holds it now"
-        return ServiceStatus(self.name, "embedded", f"local:{self.path}", True, owner["pid"] if owner else None,
-                             detail)
