@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from bench.datasets import CATEGORY_ORDER, Conversation, load_locomo
 from bench.retrieval import KS, POOL, CachedE5, Scores, edge_store, ingest, progress
@@ -127,8 +128,8 @@ def _seed(ltm: LongTermMemory, user: str, qv: np.ndarray, now: Any, dia_of: dict
     return [dia_of[r.memory.id] for r in ranked]
 
 
-class _Fixed:
-    """An Embeddings stand-in that returns the cached query vector (the recall under test embeds nothing)."""
+class _Fixed(Embeddings):
+    """Embeddings that return the cached query vector (the e5 vector of that very question, embedded once)."""
 
     def __init__(self, vector: np.ndarray) -> None:
         self.vector = vector
@@ -136,10 +137,13 @@ class _Fixed:
     def embed_query(self, text: str) -> list[float]:
         return [float(x) for x in self.vector]
 
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise NotImplementedError("recall embeds only the query")
+
 
 def _palace(ltm: LongTermMemory, e5: CachedE5, user: str, question: str, qv: np.ndarray, now: Any,
             dia_of: dict[str, str], settings: Any, ranking: Any) -> list[str]:
-    result = recall(ltm, _Fixed(qv), user, question, now,  # type: ignore[arg-type]
+    result = recall(ltm, _Fixed(qv), user, question, now,
                     search_k=max(settings.search_top_k, max(KS)), top_k=max(KS), config=ranking)
     return [dia_of[r.memory.id] for r in result.memories]
 

@@ -70,7 +70,7 @@ def run() -> dict[str, Any]:
                 wanted = q.day.isoformat()
                 user = user_id(q.user)
                 cosine = [day_of[h.memory.id] for h in ltm.search(user, qv.tolist(), limit=TOP)]
-                result = recall(ltm, _Fixed(qv), user, q.question, now,  # type: ignore[arg-type]
+                result = recall(ltm, _Fixed(qv), user, q.question, now,
                                 search_k=settings.search_top_k, top_k=TOP, config=ranking)
                 palace = [day_of[r.memory.id] for r in result.memories]
                 hits["cosine"].setdefault(language, []).append(wanted in cosine)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -59,11 +60,11 @@ def test_named_day_reads_english_and_chinese() -> None:
     assert named_day("What did I cook?", 2023) is None
 
 
-def test_unknown_language_and_missing_data_are_clear(tmp_path: object) -> None:
+def test_unknown_language_and_missing_data_are_clear(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="language"):
         load_memorybank("fr")
     with pytest.raises(DataMissingError, match="LoCoMo not found"):
-        load_locomo(tmp_path)  # type: ignore[arg-type]
+        load_locomo(tmp_path)
 
 
 def test_recall_at_k_and_mrr() -> None:
