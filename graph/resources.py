@@ -159,7 +159,7 @@ class Resources:
         return TaskStore(self.pool, max_id_length=self.settings.max_id_length)
 
     def ledger(self) -> UsageLedger:
-        return UsageLedger(self.pool, max_id_length=self.settings.max_id_length)
+        return UsageLedger(self.pool, max_id_length=self.settings.max_id_length, prices=self.settings.prices)
 
     def outbox(self) -> Outbox:
         return Outbox(self.pool, max_id_length=self.settings.max_id_length)

@@ -231,17 +231,29 @@ def _money(value: float | Decimal) -> Decimal:
     return cost
 
 
+Prices = dict[str, tuple[float, float]]  # model (or "*") -> USD per million prompt / completion tokens
+
+
+def cost_of(prices: Prices, model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:
+    """USD for one call at ``prices`` (PALACE_PRICES); 0 for a model without a price."""
+    prompt_price, completion_price = prices.get(model) or prices.get("*") or (0.0, 0.0)
+    return Decimal(str((prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000))
+
+
 class UsageLedger:
     """Every LLM call's tokens and cost, summarised per day / session / node / model."""
 
-    def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128) -> None:
+    def __init__(self, pool: ConnectionPool[Any], *, max_id_length: int = 128, prices: Prices | None = None) -> None:
         self.pool = pool
         self.url = pool_url(pool)
         self.max_id_length = max_id_length
+        self.prices: Prices = prices or {}
 
     def record(self, user_id: str, session_id: str, node: str, model: str, prompt_tokens: int,
-               completion_tokens: int, cost_usd: float | Decimal = 0, *, baseline_prompt_tokens: int = 0,
-               baseline_cost_usd: float | Decimal = 0) -> None:
+               completion_tokens: int, cost_usd: float | Decimal | None = None, *, baseline_prompt_tokens: int = 0,
+               baseline_cost_usd: float | Decimal | None = None) -> None:
+        """One call. Costs not given are priced at the ledger's ``prices``; the baseline (the same answer with the
+        whole session history in its prompt) is priced with the same completion."""
         check_id("user id", user_id, max_length=self.max_id_length)
         check_id("session id", session_id, max_length=self.max_id_length)
         check_text("node", node, max_chars=200)
@@ -250,6 +262,11 @@ class UsageLedger:
                             ("baseline prompt tokens", baseline_prompt_tokens)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+        if cost_usd is None:
+            cost_usd = cost_of(self.prices, model, prompt_tokens, completion_tokens)
+        if baseline_cost_usd is None:
+            baseline_cost_usd = (cost_of(self.prices, model, baseline_prompt_tokens, completion_tokens)
+                                 if baseline_prompt_tokens else 0)
         cost, baseline_cost = _money(cost_usd), _money(baseline_cost_usd)
         with pg_unavailable(self.url), self.pool.connection() as conn:
             conn.execute(sql.INSERT_USAGE, (user_id, session_id, node, model, prompt_tokens, completion_tokens, cost,

@@ -39,29 +39,16 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
     ]
 
 
-def cost_of(prices: dict[str, tuple[float, float]], model: str, prompt_tokens: int,
-            completion_tokens: int) -> float:
-    """USD for one call at PALACE_PRICES (per million tokens); 0 for a model without a price."""
-    prompt_price, completion_price = prices.get(model) or prices.get("*") or (0.0, 0.0)
-    return (prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000
-
-
 def record_usage(deps: Deps, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Record ledger rows (with their cost); returns those PostgreSQL did not take (to retry on the next turn)."""
+    """Record ledger rows (priced by the ledger); returns those PostgreSQL did not take (to retry next turn)."""
     if not rows:
         return []
-    prices = deps.settings.prices
     try:
         ledger = deps.ledger()
         for i, u in enumerate(rows):
-            baseline = int(u.get("baseline_prompt_tokens") or 0)
             try:
                 ledger.record(u["user_id"], u["session_id"], u["node"], u["model"], u["prompt_tokens"],
-                              u["completion_tokens"],
-                              cost_of(prices, u["model"], u["prompt_tokens"], u["completion_tokens"]),
-                              baseline_prompt_tokens=baseline,
-                              baseline_cost_usd=cost_of(prices, u["model"], baseline, u["completion_tokens"])
-                              if baseline else 0)
+                              u["completion_tokens"], baseline_prompt_tokens=int(u.get("baseline_prompt_tokens") or 0))
             except ServiceUnavailableError:
                 log.warning("token ledger unavailable: %d usage rows kept for the next turn", len(rows) - i)
                 return rows[i:]

@@ -142,6 +142,20 @@ def test_usage_summary_by_day_session_node_model(pool: ConnectionPool[Any]) -> N
     assert ledger.delete_user("u") == 3
 
 
+def test_every_row_is_priced_by_the_ledger_with_its_baseline(pool: ConnectionPool[Any]) -> None:
+    ledger = UsageLedger(pool, prices={"gpt-4o-mini": (0.15, 0.6), "*": (1.0, 2.0)})
+    ledger.record("p", "s", "archive", "gpt-4o-mini", 1_000_000, 100_000)  # a summary: same price as an answer
+    ledger.record("p", "s", "respond", "local", 1_000, 500, baseline_prompt_tokens=10_000)
+    by_node = {r.key: r for r in ledger.summary("node", user_id="p")}
+    assert by_node["archive"].cost_usd == Decimal("0.21")  # 0.15 + 0.1 x 0.6
+    assert by_node["archive"].baseline_cost_usd == 0
+    assert by_node["respond"].cost_usd == Decimal("0.002")  # "*": (1000 x 1 + 500 x 2) / 1e6
+    assert by_node["respond"].baseline_cost_usd == Decimal("0.011")  # (10000 x 1 + 500 x 2) / 1e6
+    ledger.record("p", "s", "respond", "local", 1, 1, cost_usd=Decimal("5"))  # an explicit cost wins
+    assert sum(r.cost_usd for r in ledger.summary("node", user_id="p")) == Decimal("5.212")  # 0.21 + 0.002 + 5
+    assert ledger.delete_user("p") == 3
+
+
 def test_unreachable_postgres_is_a_clear_error() -> None:
     url = "postgresql://postgres:hunter2@127.0.0.1:1/nope"
     with pytest.raises(ServiceUnavailableError) as info:
