@@ -136,10 +136,7 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
     part-way leaves the rest in place, and running it again finishes the job (each step is idempotent)."""
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
-    r = deps.resources.redis
-    # ids cannot contain glob characters or "/" (check_id), so this pattern matches this user's sessions only
-    stm_keys = list(r.scan_iter(match=f"{s.key_prefix}:{{{user_id}/*}}:stm*", count=1000))
-    removed_stm = int(r.delete(*stm_keys)) if stm_keys else 0
+    removed_stm = deps.short_term().delete_user(user_id)
     outbox_rows = deps.outbox().delete_user(user_id)
     memories = deps.long_term().delete_user(user_id)
     tasks = deps.tasks().delete_user(user_id)
@@ -148,7 +145,7 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
     threads = 0
     if isinstance(saver, RedisSaver):
         prefix = thread_id(user_id, "")
-        for tid in list(r.smembers(saver.threads_key())):
+        for tid in list(deps.resources.redis.smembers(saver.threads_key())):
             name = tid.decode() if isinstance(tid, bytes) else str(tid)
             if name.startswith(prefix):
                 saver.delete_thread(name)

@@ -11,7 +11,6 @@ Edge's new segments are indexed. The LangGraph server process runs it (without i
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
@@ -44,20 +43,8 @@ def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> Sw
     if idle >= s.stm_ttl_s:
         raise InvalidInputError(f"sweep idle time ({idle} s) must be below the short-term TTL ({s.stm_ttl_s} s), "
                           "or the TTL drops the entries first")
-    r = deps.resources.redis
-    pattern = re.compile(rf"^{re.escape(s.key_prefix)}:\{{([^/{{}}]+)/([^{{}}]+)\}}:stm(:pending)?$")
-    due: set[tuple[str, str]] = set()
-    for raw in r.scan_iter(match=f"{s.key_prefix}:{{*}}:stm*", count=1000):
-        key = raw.decode() if isinstance(raw, bytes) else str(raw)
-        m = pattern.match(key)
-        if not m:
-            continue
-        user, session, pending = m.group(1), m.group(2), m.group(3)
-        left_ms = r.pttl(key)
-        if pending or (left_ms >= 0 and left_ms <= (s.stm_ttl_s - idle) * 1000):
-            due.add((user, session))
     result = SweepResult()
-    for user, session in sorted(due):
+    for user, session in deps.short_term().idle_sessions(idle * 1000):
         try:
             done = archive_session(deps.short_term(), deps.long_term(), deps.embeddings,
                                    _recording(deps, user, session), user, session, drain=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import redis
@@ -20,6 +21,7 @@ from memory.short_term.base import (
     STMConfig,
     Window,
 )
+from memory.validation import check_id
 
 HISTORY_TOKENS_TTL_S = 90 * 24 * 3600  # the full-history baseline of `palace usage` (90 days idle: gone)
 
@@ -53,6 +55,30 @@ class ShortTermMemory(ShortTermBase):
         with redis_unavailable(self.client):
             reply = self._window(keys=[key, pending], args=[size])
         return self.window_result(reply)
+
+    def idle_sessions(self, idle_ms: int) -> list[tuple[str, str]]:
+        """(user, session) of every list written to at least ``idle_ms`` ago (its TTL tells), and of every batch
+        a crashed process left pending, across all users."""
+        cfg = self.config
+        layout = re.compile(rf"^{re.escape(cfg.prefix)}:\{{([^/{{}}]+)/([^{{}}]+)\}}:stm(:pending)?$")
+        due: set[tuple[str, str]] = set()
+        with redis_unavailable(self.client):
+            for raw in self.client.scan_iter(match=f"{cfg.prefix}:{{*}}:stm*", count=1000):
+                m = layout.match(raw.decode() if isinstance(raw, bytes) else str(raw))
+                if not m:
+                    continue  # a lease or token counter
+                left_ms = int(self.client.pttl(m.group(0)))
+                if m.group(3) or 0 <= left_ms <= cfg.ttl_s * 1000 - idle_ms:
+                    due.add((m.group(1), m.group(2)))
+        return sorted(due)
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every short-term key of ``user_id`` (lists, pending batches, leases, token counters); ids
+        cannot hold glob characters or "/", so no other user's key matches. Returns how many went."""
+        check_id("user id", user_id, max_length=self.config.max_id_length)
+        with redis_unavailable(self.client):
+            keys = list(self.client.scan_iter(match=f"{self.config.prefix}:{{{user_id}/*}}:stm*", count=1000))
+            return int(self.client.delete(*keys)) if keys else 0
 
     def remove_entries(self, user_id: str, session_id: str, entry_ids: list[str]) -> int:
         """Delete these entries from the session's list (not from a batch being archived right now)."""
