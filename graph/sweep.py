@@ -19,7 +19,7 @@ from graph.deps import Deps
 from memory.archive import Summarizer, archive_session
 from memory.edge import EdgeClient
 from memory.errors import InvalidInputError, PalaceError
-from nodes.archive import make_summarizer
+from nodes.archive import ledger_usage, make_summarizer
 
 log = logging.getLogger(__name__)
 
@@ -69,13 +69,8 @@ def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> Sw
 
 def _recording(deps: Deps, user: str, session: str) -> Summarizer:
     """The summariser with its token usage recorded in the ledger under the swept user and session."""
-    s = deps.settings
-    ledger = deps.ledger()
-
-    def on_usage(model: str, prompt_tokens: int, completion: int) -> None:
-        ledger.record(user, session, "sweep", model, prompt_tokens, completion)
-
-    return make_summarizer(deps.models.chat(None), deps, ZoneInfo(s.timezone), None, on_usage)
+    return make_summarizer(deps.models.chat(None), deps, ZoneInfo(deps.settings.timezone), None,
+                           ledger_usage(deps, user, session, "sweep"))
 
 
 _started = threading.Event()

@@ -94,19 +94,25 @@ def make_summarizer(model: BaseChatModel, deps: Deps, tz: ZoneInfo, override: st
     return summarize
 
 
+def ledger_usage(deps: Deps, user_id: str, session_id: str, node: str) -> Callable[[str, int, int], None]:
+    """A summariser's ``on_usage``: each call recorded in the ledger under this user, session and node."""
+    ledger = deps.ledger()
+
+    def on_usage(model: str, prompt_tokens: int, completion: int) -> None:
+        ledger.record(user_id, session_id, node, model, prompt_tokens, completion)
+
+    return on_usage
+
+
 def make_archive(deps: Deps) -> Any:
     def archive(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         if not state.get("needs_archive"):
             return {}
         ctx = context_of(runtime)
         turn = turn_of(state)
-        ledger = deps.ledger()
-
-        def on_usage(model: str, prompt_tokens: int, completion: int) -> None:
-            ledger.record(turn["user_id"], turn["session_id"], "archive", model, prompt_tokens, completion)
-
         summarize = make_summarizer(deps.models.chat(ctx.chat_model), deps, ZoneInfo(turn["timezone"]),
-                                    ctx.prompts.get("summarize"), on_usage)
+                                    ctx.prompts.get("summarize"),
+                                    ledger_usage(deps, turn["user_id"], turn["session_id"], "archive"))
         try:
             result = archive_session(deps.short_term(), deps.long_term(), deps.embeddings, summarize,
                                      turn["user_id"], turn["session_id"])

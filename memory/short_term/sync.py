@@ -88,15 +88,17 @@ class ShortTermMemory(ShortTermBase):
         with redis_unavailable(self.client):
             return int(self._remove(keys=[key], args=list(entry_ids)))
 
+    def _tokens_key(self, user_id: str, session_id: str) -> str:
+        return self.keys(user_id, session_id)[0] + ":tokens"
+
     def history_tokens(self, user_id: str, session_id: str) -> int:
         """Tokens of every message this session has had (what sending the full history would cost)."""
-        key = self.keys(user_id, session_id)[0] + ":tokens"
         with redis_unavailable(self.client):
-            value = self.client.get(key)
+            value = self.client.get(self._tokens_key(user_id, session_id))
         return int(value or 0)
 
     def add_history_tokens(self, user_id: str, session_id: str, tokens: int) -> int:
-        key = self.keys(user_id, session_id)[0] + ":tokens"
+        key = self._tokens_key(user_id, session_id)
         pipe = self.client.pipeline(transaction=True)
         pipe.incrby(key, max(0, int(tokens)))
         pipe.expire(key, HISTORY_TOKENS_TTL_S)
