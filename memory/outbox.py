@@ -134,13 +134,15 @@ class Outbox:
         return applied
 
     def deliver(self, ltm: Callable[[], LongTermMemory], user_id: str, session_id: str,
-                ops: Sequence[Op]) -> Delivery:
+                ops: Sequence[Op], *, flushed: bool = False) -> Delivery:
         """Flush this user's older rows, then apply ``ops``; whatever Qdrant does not take waits in the outbox.
-        ``ltm`` opens the long-term store (opening it is the first thing that fails when Qdrant is down)."""
+        ``ltm`` opens the long-term store (opening it is the first thing that fails when Qdrant is down).
+        ``flushed``: the caller flushed this user's rows moments ago (a turn's recall does), skip the query."""
         applied = 0
         try:
             store = ltm()
-            applied = self.flush(store, user_id)
+            if not flushed:
+                applied = self.flush(store, user_id)
         except ServiceUnavailableError as exc:
             if exc.service != "Qdrant":  # PostgreSQL down: older rows wait; this turn's writes go straight in
                 log.warning("outbox not flushed: %s", exc)

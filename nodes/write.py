@@ -90,8 +90,10 @@ def make_write(deps: Deps) -> Any:
         if used or duplicates:
             ops.append(outbox.bump_refs_op(list(dict.fromkeys(used + duplicates)), now_ms))
         # Qdrant down: the writes wait in the PostgreSQL outbox and are flushed, in order, by a later turn.
-        delivery = deps.outbox().deliver(deps.long_term, user, session, ops)
         degraded: dict[str, Any] = dict(state.get("degraded") or {})
+        # recall flushed this user's waiting rows unless Qdrant or PostgreSQL failed it (then flush again here)
+        delivery = deps.outbox().deliver(deps.long_term, user, session, ops,
+                                         flushed="recall" not in degraded and "outbox" not in degraded)
         if delivery.queued:
             degraded["outbox"] = {"queued": delivery.queued, "error": delivery.error}
 
