@@ -78,6 +78,7 @@ class State(InputState):
     prompt_tokens: NotRequired[int]  # of the last respond call, as budgeted
     tool_rounds: NotRequired[int]
     verdicts: NotRequired[list[Verdict]]
+    extraction: NotRequired[str | None]  # "parsed", "unparsed" (the fallback kept the statements) or None (skipped)
     used: NotRequired[list[str]]  # memory ids the answer used
     usage: NotRequired[list[Usage]]
     needs_archive: NotRequired[bool]
