@@ -60,22 +60,27 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
 
 
 def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, config: Any, ctx: Context,
-           on_token: Callable[[str], None] | None) -> None:
+           on_token: Callable[[str], None] | None, on_answer: Callable[[], None] | None = None) -> None:
     """Run the graph; with ``on_token``, stream the respond node's tokens to it as they are generated (internal
-    model calls are tagged nostream, and only the respond node's chunks are passed on)."""
-    if on_token is None:
+    model calls are tagged nostream, and only the respond node's chunks are passed on); ``on_answer`` is called
+    once the answer is complete, while the memory work may still run."""
+    if on_token is None and on_answer is None:
         graph.invoke(payload, config, context=ctx)
         return
-    for chunk, meta in graph.stream(payload, config, context=ctx, stream_mode="messages"):
-        if isinstance(meta, dict) and meta.get("langgraph_node") == "respond" and isinstance(chunk, AIMessageChunk):
-            text = chunk.text
-            if text:
-                on_token(text)
+    for mode, data in graph.stream(payload, config, context=ctx, stream_mode=["messages", "updates"]):
+        if mode == "messages" and isinstance(data, tuple):
+            chunk, meta = data
+            if on_token is not None and isinstance(meta, dict) and meta.get("langgraph_node") == "respond" \
+                    and isinstance(chunk, AIMessageChunk) and chunk.text:
+                on_token(chunk.text)
+        elif mode == "updates" and on_answer is not None and isinstance(data, dict) and "answered" in data:
+            on_answer()
 
 
 def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
              important: bool = False, resume: str | None = None,
-             on_token: Callable[[str], None] | None = None) -> TurnResult:
+             on_token: Callable[[str], None] | None = None,
+             on_answer: Callable[[], None] | None = None) -> TurnResult:
     """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread.
     ``on_token`` receives the answer as it is generated."""
     s = deps.settings
@@ -97,7 +102,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
         if at:
             parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
             payload["at"] = at
-        _drive(graph, payload, config, ctx, on_token)
+        _drive(graph, payload, config, ctx, on_token, on_answer)
     snapshot = graph.get_state(config)
     values = dict(snapshot.values)
     answer = final_answer(values.get("messages", []))

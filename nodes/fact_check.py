@@ -88,7 +88,9 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         if not text or normalized(text) in seen or junk_reason(text):
             continue
         seen.add(normalized(text))
-        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, item.when, item.text),
+        when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
+        # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
+        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text),
                              important=important))
     return out
 
@@ -143,7 +145,7 @@ def make_fact_check(deps: Deps) -> Any:
         ctx = context_of(runtime)
         turn = turn_of(state)
         now = clock(turn)
-        usage: list[Usage] = list(state.get("usage", []))
+        usage: list[Usage] = []  # appended to the turn's usage by the state's reducer
         overrides = ctx.prompts
         when = now.strftime("%Y-%m-%d %H:%M %Z")
         message = turn["message"]

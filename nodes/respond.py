@@ -4,6 +4,7 @@ fitted to the prompt token budget (the window is trimmed first, then memories). 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,9 +53,16 @@ REPLY_IN = {"zh": "Reply in Chinese (简体中文).", "en": "Reply in English.",
             "": "Reply in the language of the message."}
 
 
-def compact_memory_line(m: RecalledMemory, tz: ZoneInfo) -> str:
-    when = _day(int(m.get("event_time") or m["timestamp"]), tz)[:10]
-    return f"- {m['text']} ({when})"
+_ASKS_WHEN = re.compile(r"\b(when|what (day|date|time|year|month)|how long ago)\b|"
+                        r"什么时候|哪天|哪一天|几号|几月|哪年|多久", re.IGNORECASE)
+
+
+def compact_memory_line(m: RecalledMemory, tz: ZoneInfo, *, dated: bool) -> str:
+    """A memory for a small model: its text, dated only when the question is about time (small models copy
+    whatever else the line holds into the answer)."""
+    if not dated:
+        return f"- {m['text']}"
+    return f"- {_day(int(m.get('event_time') or m['timestamp']), tz)[:10]}: {m['text']}"
 
 
 def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],
@@ -69,13 +77,14 @@ def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Se
     hint = ""
     if time_window:
         hint = prompts.render("time_hint", time_window, override=overrides.get("time_hint"))
-    lines = [compact_memory_line(m, tz) if compact else memory_line(m, tz) for m in recalled]
+    asked = next((m.text for m in turn_messages if isinstance(m, HumanMessage)), "")
+    dated = bool(time_window) or bool(_ASKS_WHEN.search(asked))
+    lines = [compact_memory_line(m, tz, dated=dated) if compact else memory_line(m, tz) for m in recalled]
 
     def system(kept: int) -> str:
         if compact:
-            said = next((m.text for m in turn_messages if isinstance(m, HumanMessage)), "")
             return prompts.render("respond_compact", {
-                "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "time_hint": hint, "language": REPLY_IN[language(said)],
+                "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "time_hint": hint, "language": REPLY_IN[language(asked)],
                 "memories": "\n".join(lines[:kept]) or "(none)",
                 "tasks": "\n".join(f"- {t['title']}: {t.get('progress', '')}" for t in tasks) or "(none)"},
                 override=overrides.get("respond_compact"))
@@ -137,4 +146,4 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
 
 def route_after_respond(state: State) -> str:
     last = state["messages"][-1] if state.get("messages") else None
-    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "fact_check"
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "answered"
