@@ -1,12 +1,10 @@
-"""The memory machinery's overhead per turn: a whole turn through the real graph with the model time taken out.
+"""Answer first, measured: the real graph against an OpenAI-compatible model server with a fixed latency per call
+(bench/model_server.py, a real socket), next to the same model called bare (the user's message only, no memory).
 
-The scripted model (graph.testing) answers at the model boundary in microseconds, so a turn's wall time is the
-machinery: short-term window (Redis), task lookup (Postgres), query embedding, hybrid search and rerank, fact
-extraction's bookkeeping, embedding the new memories, the verifier's neighbour search, writes to Qdrant, the
-ledger and the checkpointer. Redis and Postgres are the configured ones (127.0.0.1 on these machines) or the
-embedded ones; Qdrant is the embedded default (Qdrant Edge). The scripted brain's own time is measured
-and subtracted (the fake chat model's LangChain plumbing around it stays in: it is a model call's
-cost). Warm-up turns are not counted.
+For each turn: time to the answer's first token (the respond node's first streamed token), the whole turn, and
+how much model time the turn waited for, in calls (the union of the server's call intervals during the turn over
+the per-call latency: extraction and verification beside the answer count once, not three times). Messages carry
+1 to 5 facts, so the figure holds whatever the number of candidates. Warm-up turns are not counted.
 """
 
 from __future__ import annotations
@@ -15,81 +13,112 @@ import argparse
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import HumanMessage
+from pydantic import SecretStr
 
-from bench.prompt_budget import clean_up, script
+from bench.model_server import FixedLatencyModel
 from bench.retrieval import progress
 from bench.stats import percentile
-from graph.api import run_turn
+from graph.api import forget_user, run_turn
 from graph.deps import Deps
+from graph.models import make_chat_openai
 from graph.resources import Resources
 from graph.settings import get_settings
-from graph.testing import ScriptedBrain, ScriptedModels
 from memory.edge import EdgeClient
 
-WARMUP = 5
+WARMUP = 3
+FACTS = ["I live in Hangzhou.", "My sister is called Anna.", "I play the violin.", "My dog is called Max.",
+         "I work at a law firm.", "我喜欢喝龙井茶。", "我的护照号码尾号是42。", "My favourite book is Dune."]
 
 
-class _TimedBrain:
-    """The scripted brain, with the time spent inside it added up."""
+def message(i: int) -> str:
+    n = 1 + i % 5  # 1..5 facts: the turn's cost must not grow with the number of candidates
+    return " ".join(FACTS[(i + k) % len(FACTS)].replace(".", f" ({i}).").replace("。", f"（{i}）。") for k in range(n))
 
+
+def _union_s(calls: list[tuple[float, float, str]]) -> float:
+    total, end = 0.0, float("-inf")
+    for start, stop, _ in sorted(calls):
+        if start > end:
+            total += stop - start
+            end = stop
+        elif stop > end:
+            total += stop - end
+            end = stop
+    return total
+
+
+class _FirstToken:
     def __init__(self) -> None:
-        self.brain = ScriptedBrain()
-        self.spent_s = 0.0
+        self.at: float | None = None
 
-    def __call__(self, messages: Sequence[BaseMessage], tools: Sequence[str]) -> AIMessage | str:
-        t0 = time.perf_counter()
-        try:
-            return self.brain(messages, tools)
-        finally:
-            self.spent_s += time.perf_counter() - t0
+    def __call__(self, _: str) -> None:
+        if self.at is None:
+            self.at = time.perf_counter()
 
 
-def run(turns: int = 200) -> dict[str, Any]:
-    settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai")
-    with tempfile.TemporaryDirectory(prefix="palace-turn-") as tmp:
+def run(turns: int = 40, calls_ms: int = 150) -> dict[str, Any]:
+    with FixedLatencyModel(calls_ms) as server, tempfile.TemporaryDirectory(prefix="palace-turn-") as tmp:
+        settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai",
+                                chat_model="fixed-latency", chat_base_url=server.url, chat_api_key="unused",
+                                data_dir=Path(tmp) / "data")
+        bare_model = make_chat_openai(settings, "fixed-latency", server.url, SecretStr("unused"))
+        bare_ttft, bare_turn = [], []
+        for i in range(turns + WARMUP):
+            t0 = time.perf_counter()
+            got: float | None = None
+            for _ in bare_model.stream([HumanMessage(message(i))]):
+                got = got or time.perf_counter()
+            if i >= WARMUP:
+                bare_ttft.append(((got or time.perf_counter()) - t0) * 1000)
+                bare_turn.append((time.perf_counter() - t0) * 1000)
+
         client = EdgeClient(Path(tmp) / "edge")
         resources = Resources(settings, _qdrant=client)
-        brain = _TimedBrain()
-        models = ScriptedModels(brain)
-        deps = Deps(settings, resources=resources, models=models)
+        deps = Deps(settings, resources=resources)
         tz = ZoneInfo(settings.timezone)
         start = datetime(2026, 9, 14, 8, 0, tzinfo=tz)
-        step = timedelta(hours=14) / turns
-        overhead, model_ms = [], []
+        ttft, turn_ms, on_path = [], [], []
+        user = f"bench-turn-{uuid.uuid4().hex[:6]}"
         try:
-            for i, message in enumerate(progress(script(turns + WARMUP), "turns")):
-                spent_before = brain.spent_s
+            for i in progress(range(turns + WARMUP), "turns"):
+                stamp = _FirstToken()
                 t0 = time.perf_counter()
-                run_turn(deps, "bench-user", "day", message, at=(start + step * i).isoformat())
-                wall = time.perf_counter() - t0
-                in_model = brain.spent_s - spent_before
+                run_turn(deps, user, "day", message(i), at=(start + timedelta(minutes=3 * i)).isoformat(),
+                         on_token=stamp)
+                t1 = time.perf_counter()
                 if i >= WARMUP:
-                    overhead.append((wall - in_model) * 1000)
-                    model_ms.append(in_model * 1000)
+                    ttft.append(((stamp.at or t1) - t0) * 1000)
+                    turn_ms.append((t1 - t0) * 1000)
+                    on_path.append(_union_s(server.log.between(t0, t1)) * 1000 / calls_ms)
         finally:
-            clean_up(resources, settings.key_prefix, "bench-user")
+            forget_user(deps, user)
+            resources.close()
             client.close()
-    return {"turns": turns, "overhead_p50_ms": round(percentile(overhead, 50), 1),
-            "overhead_p95_ms": round(percentile(overhead, 95), 1),
-            "scripted_model_p50_ms": round(percentile(model_ms, 50), 2)}
+    return {"calls_ms": calls_ms, "bare_ttft_p95_ms": round(percentile(bare_ttft, 95), 1),
+            "ttft_p95_ms": round(percentile(ttft, 95), 1), "bare_turn_p50_ms": round(percentile(bare_turn, 50), 1),
+            "turn_p50_ms": round(percentile(turn_ms, 50), 1), "turn_p95_ms": round(percentile(turn_ms, 95), 1),
+            "model_calls_on_path": round(sum(on_path) / len(on_path), 2) if on_path else 0.0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--turns", type=int, default=200, help="timed turns (default 200, after 5 warm-up turns)")
+    parser.add_argument("--turns", type=int, default=40, help=f"timed turns (default 40, after {WARMUP} warm-up)")
+    parser.add_argument("--calls-ms", type=int, default=150, help="the model server's latency per call (150)")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    return run(args.turns)
+    return run(args.turns, args.calls_ms)
 
 
 def report(r: dict[str, Any]) -> str:
-    return (f"memory machinery per turn over {r['turns']} scripted turns (model time subtracted): "
-            f"p50 {r['overhead_p50_ms']} ms, p95 {r['overhead_p95_ms']} ms "
-            f"(scripted model itself p50 {r['scripted_model_p50_ms']} ms)")
+    ttft_ok = r["ttft_p95_ms"] <= r["bare_ttft_p95_ms"] + 80
+    turn_ok = r["turn_p50_ms"] <= 2 * r["bare_turn_p50_ms"] + 150
+    return (f"model server at {r['calls_ms']} ms per call: first token p95 {r['ttft_p95_ms']} ms (bare call "
+            f"{r['bare_ttft_p95_ms']} ms; goal +80: {'met' if ttft_ok else 'MISSED'}); turn p50 {r['turn_p50_ms']} ms"
+            f" / p95 {r['turn_p95_ms']} ms (bare call p50 {r['bare_turn_p50_ms']} ms; goal 2x+150: "
+            f"{'met' if turn_ok else 'MISSED'}); model calls on the path {r['model_calls_on_path']}")

@@ -21,12 +21,15 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
 from graph.manage import record, resolve_id
+from graph.settings import Settings
 from memory.checkpoint import RedisSaver, SaverConfig
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.events import MemoryEvent, event_at
+from memory.local_model import LOCAL_CONTEXT_PER_SLOT
 from memory.long_term import Memory, memory_id
 from memory.recall import Recalled, recall
 from memory.temporal import event_time_ms, parse_timestamp
+from memory.tokens import count_tokens
 from memory.validation import check_id, check_text
 from nodes._turn import final_answer
 from nodes.confirm import ANSWERS, parse_confirmation
@@ -77,6 +80,40 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
             on_answer()
 
 
+PROMPT_OVERHEAD_TOKENS = 700  # the respond prompt without window and memories, with room to spare
+
+
+def context_tokens(settings: Settings) -> int:
+    if settings.chat_context_tokens:
+        return settings.chat_context_tokens
+    return LOCAL_CONTEXT_PER_SLOT if not settings.chat_model else 128_000
+
+
+def validate_turn(settings: Settings, user_id: str, session_id: str, message: str | None, *,
+                  at: str | None = None) -> str | None:
+    """Check a turn's input before anything runs or is stored (exit 2 on bad input, in well under a second): ids,
+    the message's length, ``at``, and that the message fits the chat model's context with the prompt and the
+    answer (window and memories are trimmed to fit; the message itself cannot be)."""
+    check_id("user id", user_id, max_length=settings.max_id_length)
+    check_id("session id", session_id, max_length=settings.max_id_length)
+    if at:
+        parse_timestamp(at, ZoneInfo(settings.timezone))
+    if message is None:
+        return None
+    text = check_text("message", message, max_chars=settings.max_message_chars)
+    window = context_tokens(settings)
+    output = settings.local_model_max_tokens if not settings.chat_model else settings.max_output_tokens
+    room = window - PROMPT_OVERHEAD_TOKENS - output
+    if len(text.encode()) > room:  # a byte-level BPE token holds at least one byte: shorter texts always fit
+        tokens = count_tokens(text, settings.token_encoding)
+        if tokens > room:
+            raise InvalidInputError(
+                f"the message is {tokens:,} tokens; the chat model's context holds {window:,} with about "
+                f"{PROMPT_OVERHEAD_TOKENS:,} for the prompt and {output:,} for the answer, so at most {room:,} for "
+                f"the message: shorten it (or set PALACE_CHAT_CONTEXT_TOKENS for a model with a larger context)")
+    return text
+
+
 def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
              important: bool = False, resume: str | None = None,
              on_token: Callable[[str], None] | None = None,
@@ -84,8 +121,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
     """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread.
     ``on_token`` receives the answer as it is generated."""
     s = deps.settings
-    check_id("user id", user_id, max_length=s.max_id_length)
-    check_id("session id", session_id, max_length=s.max_id_length)
+    text = validate_turn(s, user_id, session_id, None if resume is not None else message, at=at)
     config: Any = {"configurable": {"thread_id": thread_id(user_id, session_id)}}
     ctx = Context(user_id=user_id, session_id=session_id)
     graph = compiled(deps)
@@ -97,10 +133,11 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
             raise InvalidInputError(f"answer the confirmation with {ANSWERS}, got {resume!r}")
         _drive(graph, Command(resume=resume), config, ctx, None)
     else:
-        text = check_text("message", message, max_chars=s.max_message_chars)
+        if text is None:
+            raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending "
+                                    "confirmation)")
         payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
         if at:
-            parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
             payload["at"] = at
         _drive(graph, payload, config, ctx, on_token, on_answer)
     snapshot = graph.get_state(config)

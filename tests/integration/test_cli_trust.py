@@ -5,9 +5,20 @@ test, real Redis / PostgreSQL / Qdrant Edge; the scripted model (conflict on "li
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+import graph.cli
+from graph.cli import main
+from graph.testing import ScriptedBrain, ScriptedModels
+from memory import postgres
+from memory.embedded import EmbeddedPostgres
 
 
 def _json(capsys: pytest.CaptureFixture[str]) -> Any:
@@ -124,3 +135,70 @@ def test_tasks_add_advance_done(cli: Any, capsys: pytest.CaptureFixture[str]) ->
     assert cli("tasks", "add", "Trip", "--steps", "0", "--user", "t") == 2
     assert cli("tasks", "add", "Trip", "--steps", "3", "--step", "a", "--user", "t") == 2
     assert cli("tasks", "done", "not-a-task", "--user", "t") == 4
+
+
+def test_a_message_longer_than_the_model_context_is_exit_2_with_the_numbers(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PALACE_CHAT_CONTEXT_TOKENS", "4096")
+    long = "I like hiking in the mountains near my home. " * 420  # ~18,900 characters, under the 20,000 limit
+    assert len(long) < 20_000
+    assert cli("chat", long, "--user", "u", "--session", "long") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("palace: error: the message is ") and "tokens" in err and "4,096" in err
+    assert "unavailable" not in err and err.count("\n") == 1
+    # nothing was stored: the session's short-term memory is empty
+    assert cli("chat", "Where do I hike?", "--user", "u", "--session", "long", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["recalled"] == []
+
+
+def test_postgres_stopped_mid_turn_the_answer_is_printed_and_usage_waits(
+        redis_server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A real PostgreSQL (embedded) stopped while the model answers: the answer is printed, exit 0, `degraded`
+    says what waits; once it is back, the next turn records the waiting usage rows."""
+    pg = EmbeddedPostgres(tmp_path / "pg")
+    url = pg.ensure()
+    monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)
+    monkeypatch.setenv("PALACE_DATABASE_URL", url)
+    monkeypatch.setenv("PALACE_KEY_PREFIX", f"t{uuid.uuid4().hex[:10]}")
+    monkeypatch.setenv("PALACE_SERVICE_TIMEOUT_S", "2")
+    monkeypatch.setattr(postgres, "DOWN_FOR_S", 0.5)
+    brain = ScriptedBrain()
+    stop_now = {"armed": False}
+
+    def answer_then_stop(messages: Any, tools: Any) -> Any:
+        reply = brain(messages, tools)
+        if stop_now["armed"] and not any(t in tools for t in ("Extraction", "VerifierVerdicts", "Summary")):
+            stop_now["armed"] = False
+            pg.stop()  # PostgreSQL goes away mid-turn: after recall read the tasks, before the ledger write
+        return reply
+
+    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(answer_then_stop))
+    data = str(tmp_path / "data")
+    try:
+        assert main(["--data-dir", data, "chat", "I like hiking.", "--user", "u", "--session", "s"]) == 0
+        capsys.readouterr()
+        stop_now["armed"] = True
+        started = time.monotonic()
+        assert main(["--data-dir", data, "chat", "I also like sailing.", "--user", "u", "--session", "s",
+                     "--json"]) == 0
+        took = time.monotonic() - started
+        out = json.loads(capsys.readouterr().out)
+        assert out["answer"].startswith("I remember")
+        assert out["degraded"]["ledger"]["unrecorded"] >= 1 and "history" in out["degraded"]
+        assert took < 20, took  # one pool timeout, not one per write
+        # PostgreSQL is back (same data directory, same URL); started from a fresh process, as a user would (the
+        # wheel remembers in-process that it stopped this server)
+        restart = subprocess.run([sys.executable, "-c", "import sys; from memory.embedded import EmbeddedPostgres; "
+                                  "print(EmbeddedPostgres(sys.argv[1]).ensure())", str(tmp_path / "pg")],
+                                 capture_output=True, text=True, timeout=120)
+        assert restart.stdout.strip() == url, restart.stderr
+        time.sleep(0.6)
+        assert main(["--data-dir", data, "chat", "What do I like?", "--user", "u", "--session", "s", "--json"]) == 0
+        back = json.loads(capsys.readouterr().out)
+        assert not back["degraded"]
+        assert main(["--data-dir", data, "usage", "--user", "u", "--by", "session", "--json"]) == 0
+        calls = sum(r["calls"] for r in json.loads(capsys.readouterr().out)["rows"])
+        assert calls >= 3  # the first turn's, the kept rows of the second, the third's
+    finally:
+        pg.stop()

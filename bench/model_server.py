@@ -1,0 +1,128 @@
+"""A small OpenAI-compatible chat server on a real socket with a known, fixed latency per call, for benchmarks.
+
+Every ``/v1/chat/completions`` request waits ``latency_ms`` before its first byte (as a model's time to first
+token would), then answers at once: streamed as server-sent events when asked, or as one JSON body. Structured
+requests (``response_format`` json_schema) get a valid object of the schema the product asks for: the message's
+sentences as memories (Extraction), "add" for every candidate (VerifierVerdicts), nothing (Summary). Every call
+is logged with its start and end, so a benchmark can tell how much model time a turn waited for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ANSWER = "Noted. You told me about that earlier."
+
+
+@dataclass
+class CallLog:
+    calls: list[tuple[float, float, str]] = field(default_factory=list)  # (start, end, kind) in perf_counter s
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, start: float, end: float, kind: str) -> None:
+        with self.lock:
+            self.calls.append((start, end, kind))
+
+    def between(self, start: float, end: float) -> list[tuple[float, float, str]]:
+        with self.lock:
+            return [c for c in self.calls if c[0] >= start and c[1] <= end]
+
+
+def _between(text: str, tag: str) -> str:
+    m = re.search(rf"<{tag}>\n?(.*?)\n?</{tag}>", text, re.DOTALL)
+    return m.group(1).strip() if m else ""
+
+
+def structured(schema_name: str, prompt: str) -> dict[str, Any]:
+    if schema_name == "Extraction":
+        said = _between(prompt, "message")
+        parts = [p.strip() for p in re.split(r"(?<=[.!?。！？])\s*", said) if p.strip() and not p.strip().endswith(
+            ("?", "？"))]
+        return {"memories": [{"text": p.rstrip(".!。！"), "when": ""} for p in parts]}
+    if schema_name == "VerifierVerdicts":
+        count = len([line for line in _between(prompt, "new").splitlines() if line.strip()])
+        return {"verdicts": [{"candidate": i, "decision": "add", "existing": 0, "reason": "new information"}
+                             for i in range(1, count + 1)]}
+    return {"memories": []}
+
+
+class FixedLatencyModel:
+    """``with FixedLatencyModel(120) as m: ChatOpenAI(base_url=m.url, ...)``."""
+
+    def __init__(self, latency_ms: float) -> None:
+        self.latency_s = latency_ms / 1000
+        self.log = CallLog()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def do_POST(self) -> None:
+                start = time.perf_counter()
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+                fmt = body.get("response_format") or {}
+                schema = (fmt.get("json_schema") or {}).get("name", "") if isinstance(fmt, dict) else ""
+                text = json.dumps(structured(schema, prompt)) if schema else ANSWER
+                time.sleep(server.latency_s)
+                usage = {"prompt_tokens": max(1, len(prompt) // 4), "completion_tokens": max(1, len(text) // 4),
+                         "total_tokens": 0}
+                if body.get("stream"):
+                    self._stream(body, text, usage)
+                else:
+                    self._send(200, {"id": "cmpl", "object": "chat.completion", "created": int(time.time()),
+                                     "model": body.get("model", "fixed"), "usage": usage,
+                                     "choices": [{"index": 0, "finish_reason": "stop",
+                                                  "message": {"role": "assistant", "content": text}}]})
+                server.log.add(start, time.perf_counter(), schema or "answer")
+
+            def _send(self, code: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, body: dict[str, Any], text: str, usage: dict[str, int]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                words = re.findall(r"\S+\s*", text) or [text]
+                base = {"id": "cmpl", "object": "chat.completion.chunk", "created": int(time.time()),
+                        "model": body.get("model", "fixed")}
+                events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": w},
+                                                "finish_reason": None}]} for w in words]
+                events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                events.append({**base, "choices": [], "usage": usage})
+                for event in events:
+                    self._chunk(f"data: {json.dumps(event)}\n\n".encode())
+                self._chunk(b"data: [DONE]\n\n")
+                self._chunk(b"")
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> FixedLatencyModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
