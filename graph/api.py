@@ -18,7 +18,8 @@ from langgraph.types import Command
 from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
-from memory.checkpoint import RedisSaver, SaverConfig
+from graph.resources import saver_config
+from memory.checkpoint import RedisSaver
 from memory.errors import InvalidInputError
 from memory.long_term import Memory, memory_id
 from memory.recall import Recalled, recall
@@ -45,8 +46,7 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
     def build() -> CompiledStateGraph[Any, Context, Any, Any]:
         s = deps.settings
-        saver = RedisSaver(deps.resources.redis, config=SaverConfig(
-            prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
+        saver = RedisSaver(deps.resources.redis, config=saver_config(s))
         return build_graph(deps).compile(checkpointer=saver)
 
     return deps.memo("graph", build)
