@@ -148,6 +148,19 @@ class AsyncFailoverClusterPipeline(AsyncClusterPipeline):
                     self.execute_command(*args, **kwargs)
 
 
+_warned: dict[str, float] = {}
+
+
+def _warn_short(node: str, wanted: int, acked: int, timeout_ms: int) -> None:
+    """Say (once a minute per master) that writes are not replicated: a master without its replica (just promoted,
+    the old master not back yet) makes every WAIT time out."""
+    now = time.monotonic()
+    if now - _warned.get(node, -1e9) >= 60:
+        _warned[node] = now
+        log.warning("WAIT %d: only %d replicas of %s acknowledged within %d ms (writes there are not replicated "
+                    "until a replica is back)", wanted, acked, node, timeout_ms)
+
+
 def _cluster_enabled(url: str, timeout_s: float) -> bool:
     probe = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
     try:
@@ -227,8 +240,7 @@ def eval_durably(client: RedisCluster, script: Script, keys: Sequence[str], args
             client.nodes_manager.initialize()
             continue
         if int(acked) < replicas:
-            log.warning("WAIT %d: only %d replicas of %s acknowledged within %d ms", replicas, int(acked),
-                        node.name, timeout_ms)
+            _warn_short(node.name, replicas, int(acked), timeout_ms)
         return reply, int(acked)
 
 
@@ -268,8 +280,7 @@ async def aeval_durably(client: AsyncRedisCluster, script: AsyncScript, keys: Se
             await client.initialize()
             continue
         if int(acked) < replicas:
-            log.warning("WAIT %d: only %d replicas of %s acknowledged within %d ms", replicas, int(acked),
-                        node.name, timeout_ms)
+            _warn_short(node.name, replicas, int(acked), timeout_ms)
         return reply, int(acked)
 
 
