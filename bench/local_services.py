@@ -49,7 +49,7 @@ def free_ports(count: int, *, with_bus: bool = False) -> list[int]:
 
 
 def _need(binary: str, package: str) -> str:
-    path = shutil.which(binary)
+    path = shutil.which(binary) or shutil.which(binary, path="/usr/sbin:/usr/bin")
     if not path:
         raise LocalServiceError(f"{binary} not found: install Debian's {package} package (apt-get install {package})")
     return path

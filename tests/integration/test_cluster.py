@@ -104,3 +104,33 @@ def test_turns_go_on_across_a_master_failover_and_lose_nothing(monkeypatch: pyte
     assert result["turns"] > 0 and result["turns_failed"] == 0, result
     assert result["stm_entries_lost"] == 0 and result["checkpoints_lost"] == 0, result
     assert 0 < result["recovery_p95_s"] < 10, result
+
+
+async def test_async_checkpointer_waits_for_a_replica(redis_cluster: LocalRedisCluster, key_prefix: str) -> None:
+    """The server's saver on the cluster with WAIT 1 (the LangGraph server's setting by default): a checkpoint is
+    stored, read back, and on the replica of its master when aput returns."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from memory.checkpoint import AsyncRedisSaver
+
+    async with AsyncRedisSaver.from_conn_string(redis_cluster.url, prefix=f"{key_prefix}:cp", wait_replicas=1,
+                                               wait_timeout_ms=1000) as saver:
+        config = {"configurable": {"thread_id": "t-wait", "checkpoint_ns": ""}}
+        checkpoint = empty_checkpoint()
+        stored = await saver.aput(config, checkpoint, {"source": "input", "step": -1}, {})  # type: ignore[arg-type]
+        got = await saver.aget_tuple(stored)
+        assert got is not None and got.checkpoint["id"] == checkpoint["id"]
+        key = saver.checkpoint_prefix("t-wait", "") + checkpoint["id"]
+        master = saver.client.get_node_from_key(key)  # type: ignore[union-attr]
+    replicas = [n for n in redis_cluster.nodes if n.alive() and n not in redis_cluster.masters_now()]
+    holders = []
+    for node in replicas:
+        client = node.client()
+        try:
+            client.execute_command("READONLY")  # type: ignore[no-untyped-call]
+            info = client.execute_command("ROLE")  # type: ignore[no-untyped-call]
+            if f"{info[1].decode()}:{info[2]}" == master.name and client.exists(key):
+                holders.append(node.port)
+        finally:
+            client.close()
+    assert holders, f"no replica of {master.name} holds {key}"
