@@ -22,7 +22,7 @@ from bench.datasets import CATEGORY_ORDER
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 REPORT = HERE / "REPORT.md"
-ORDER = ("locomo", "memorybank", "recall", "turn", "prompt-budget", "stm", "checkpointer")
+ORDER = ("locomo", "memorybank", "recall", "turn", "prompt-budget", "stm", "checkpointer", "failover")
 
 
 def run_all(benches: dict[str, Any], only: list[str] | None = None) -> dict[str, Any]:
@@ -208,8 +208,18 @@ def write_report() -> Path:
             return [f"## `python -m bench {name} --json`", "", "```json", json.dumps(shown, indent=1), "```", ""]
         return render
 
+    def failover(r: dict[str, Any]) -> list[str]:
+        from bench.failover import report as sentence
+
+        shown = {k: v for k, v in r.items() if k != "_meta"}
+        return ["## Redis Cluster failover (`python -m bench failover --json`)", "",
+                "A local 3-master / 3-replica cluster; agent turns run in 4 threads (users on every master) while "
+                "masters are SIGKILLed one after another; the killed node is restarted as a replica before the next.",
+                "", sentence(r) + ".", "", "```json", json.dumps(shown), "```", ""]
+
     sections = [("locomo", locomo), ("memorybank", memorybank), ("recall", recall), ("turn", turn),
-                ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer"))]
+                ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer")),
+                ("failover", failover)]
     for name, render in sections:
         if name in data:
             meta = data[name].get("_meta", {})

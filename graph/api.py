@@ -21,8 +21,9 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
 from graph.manage import record, resolve_id
+from graph.resources import saver_config
 from graph.settings import Settings
-from memory.checkpoint import RedisSaver, SaverConfig
+from memory.checkpoint import RedisSaver
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.events import MemoryEvent, event_at
 from memory.local_model import LOCAL_CONTEXT_PER_SLOT
@@ -55,8 +56,7 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
     def build() -> CompiledStateGraph[Any, Context, Any, Any]:
         s = deps.settings
-        saver = RedisSaver(deps.resources.redis, config=SaverConfig(
-            prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
+        saver = RedisSaver(deps.resources.redis, config=saver_config(s))
         return build_graph(deps).compile(checkpointer=saver)
 
     return deps.memo("graph", build)

@@ -22,6 +22,8 @@ async def checkpointer(settings: Settings | None = None) -> AsyncIterator[AsyncR
     url = await asyncio.to_thread(redis_url, settings)  # may start the embedded server: keep it off the loop
     async with AsyncRedisSaver.from_conn_string(
         url, ttl_s=settings.checkpoint_ttl_s, refresh_on_read=settings.checkpoint_refresh_on_read,
-        prefix=f"{settings.key_prefix}:cp",
+        prefix=f"{settings.key_prefix}:cp", cluster=settings.redis_cluster,
+        wait_replicas=settings.redis_wait_replicas, wait_timeout_ms=settings.redis_wait_timeout_ms,
+        failover_wait_s=settings.redis_failover_wait_s,
     ) as saver:
         yield saver

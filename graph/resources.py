@@ -16,6 +16,7 @@ from qdrant_client import QdrantClient
 
 from graph.settings import Settings
 from memory import postgres
+from memory.checkpoint.base import SaverConfig
 from memory.embedded import (
     EdgeQdrant,
     EmbeddedPostgres,
@@ -25,12 +26,13 @@ from memory.embedded import (
     migrate_local_to_edge,
 )
 from memory.embeddings import make_embeddings, vector_size
-from memory.errors import ServiceUnavailableError, one_line, redact_url
+from memory.errors import InvalidInputError, ServiceUnavailableError, one_line, redact_url
 from memory.events import MemoryEvents
 from memory.local_model import LocalModelServer
 from memory.long_term import Client, LongTermMemory, describe_qdrant
 from memory.outbox import Outbox
 from memory.postgres import TaskStore, UsageLedger
+from memory.redis_cluster import RedisClient, open_redis
 from memory.short_term import ShortTermMemory, STMConfig
 
 
@@ -40,7 +42,15 @@ def stm_config(settings: Settings) -> STMConfig:
         archive_batch=settings.stm_archive_batch, lease_s=settings.stm_archive_lease_s,
         pending_ttl_s=settings.stm_pending_ttl_s, window=settings.stm_window,
         max_message_chars=settings.max_message_chars, max_id_length=settings.max_id_length,
+        wait_replicas=settings.redis_wait_replicas, wait_timeout_ms=settings.redis_wait_timeout_ms,
     )
+
+
+def saver_config(settings: Settings) -> SaverConfig:
+    """The Redis checkpointer's settings (the WAIT ones apply on a Redis Cluster only)."""
+    return SaverConfig(prefix=f"{settings.key_prefix}:cp", ttl_s=settings.checkpoint_ttl_s,
+                       refresh_on_read=settings.checkpoint_refresh_on_read,
+                       wait_replicas=settings.redis_wait_replicas, wait_timeout_ms=settings.redis_wait_timeout_ms)
 
 
 def redis_url(settings: Settings) -> str:
@@ -53,11 +63,15 @@ def database_url(settings: Settings) -> str:
     return settings.database_url or EmbeddedPostgres(settings.data_dir).ensure()
 
 
-def connect_redis(url: str, timeout_s: float) -> redis.Redis:
-    """A client that has answered PING, or :class:`ServiceUnavailableError` naming the URL."""
+def connect_redis(url: str, timeout_s: float, *, cluster: bool | None = None,
+                  failover_wait_s: float = 10.0) -> RedisClient:
+    """A client that has answered PING, or :class:`ServiceUnavailableError` naming the URL: a Redis Cluster
+    client on a cluster node (``cluster`` None: the server says whether it is one), a plain one otherwise."""
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+        client = open_redis(url, cluster=cluster, timeout_s=timeout_s, failover_wait_s=failover_wait_s)
     except ValueError as exc:
+        if isinstance(exc, ServiceUnavailableError | InvalidInputError):
+            raise
         raise ServiceUnavailableError("Redis", url, f"invalid URL: {exc}") from exc
     try:
         client.ping()
@@ -103,7 +117,7 @@ class Resources:
     """The stores of one process, opened on first use."""
 
     settings: Settings
-    _redis: redis.Redis | None = None
+    _redis: RedisClient | None = None
     _pool: ConnectionPool[Any] | None = None
     _qdrant: Client | None = None
     _embeddings: Embeddings | None = None
@@ -111,9 +125,11 @@ class Resources:
     _opened: list[Any] = field(default_factory=list)
 
     @property
-    def redis(self) -> redis.Redis:
+    def redis(self) -> RedisClient:
         if self._redis is None:
-            self._redis = connect_redis(redis_url(self.settings), self.settings.service_timeout_s)
+            s = self.settings
+            self._redis = connect_redis(redis_url(s), s.service_timeout_s, cluster=s.redis_cluster,
+                                        failover_wait_s=s.redis_failover_wait_s)
             self._opened.append(self._redis)
         return self._redis
 
@@ -186,7 +202,7 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
     out: list[ServiceStatus] = []
     if settings.redis_url:
         try:
-            connect_redis(settings.redis_url, settings.service_timeout_s).close()
+            connect_redis(settings.redis_url, settings.service_timeout_s, cluster=settings.redis_cluster).close()
             out.append(ServiceStatus("Redis", "external", redact_url(settings.redis_url), True))
         except ServiceUnavailableError as exc:
             out.append(ServiceStatus("Redis", "external", redact_url(settings.redis_url), False, detail=exc.reason))

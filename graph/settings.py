@@ -39,6 +39,15 @@ class Settings(BaseSettings):
     qdrant_lock_wait_s: float = Field(default=3.0, ge=0, description="How long to wait for another process's Qdrant.")
     pg_pool_min_size: int = Field(default=1, ge=0)
     pg_pool_max_size: int = Field(default=5, ge=1)
+    redis_cluster: bool | None = Field(
+        default=None, description="true: PALACE_REDIS_URL names a node of a Redis Cluster; false: one server; "
+        "unset: asked of the server (INFO cluster).")
+    redis_failover_wait_s: float = Field(default=10.0, gt=0, description="Redis Cluster: how long a command waits "
+                                         "for a replica to replace a failed master before it fails.")
+    redis_wait_replicas: int = Field(default=1, ge=0, description="Redis Cluster: short-term pushes and checkpoints "
+                                     "return once this many replicas hold them (WAIT; 0: don't wait).")
+    redis_wait_timeout_ms: int = Field(default=100, ge=1, description="Redis Cluster: the longest WAIT; the write "
+                                       "stands either way.")
 
     # --- LangGraph checkpointer (Redis) ----------------------------------------------------------------
     checkpoint_ttl_s: float | None = Field(default=None, gt=0, description="Unset: checkpoints never expire.")
@@ -142,7 +151,8 @@ class Settings(BaseSettings):
                 raise ValueError(f"prices of {model!r} must be >= 0 USD per million tokens, got {list(pair)}")
         return value
 
-    @field_validator("redis_url", "database_url", "qdrant_url", "embedding_model", "embedding_base_url",
+    @field_validator("redis_url", "redis_cluster", "database_url", "qdrant_url", "embedding_model",
+                     "embedding_base_url",
                      "chat_model", "chat_base_url", "verifier_model", "verifier_base_url", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:

@@ -24,11 +24,19 @@ TaskStatus = Literal["active", "completed", "cancelled"]
 GroupBy = Literal["day", "session", "node", "model"]
 
 
+def connection_kwargs(timeout_s: float) -> dict[str, Any]:
+    """How every pooled connection is opened. ``prepare_threshold=None``: psycopg never prepares statements on the
+    server, so the pool works behind PgBouncer in transaction mode, where a prepared statement lives on a server
+    connection the next transaction may not get ("prepared statement "_pg3_0" already exists"). Preparing would save
+    about 0.1 ms per query here (0.27 against 0.40 ms p50 for a 100-row select on 127.0.0.1)."""
+    return {"autocommit": True, "connect_timeout": max(1, int(timeout_s)), "prepare_threshold": None}
+
+
 def open_pool(url: str, *, min_size: int = 1, max_size: int = 5, timeout_s: float = 5.0) -> ConnectionPool[Any]:
-    """Open a pool and wait until one connection works; a clear :class:`ServiceUnavailableError` otherwise."""
+    """Open a pool and wait until one connection works; a clear :class:`ServiceUnavailableError` otherwise.
+    Safe behind PgBouncer in transaction mode (see :func:`connection_kwargs`)."""
     pool: ConnectionPool[Any] = ConnectionPool(url, min_size=min_size, max_size=max_size, timeout=timeout_s,
-                                               kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout_s))},
-                                               open=False, name="palace")
+                                               kwargs=connection_kwargs(timeout_s), open=False, name="palace")
     try:
         pool.open(wait=True, timeout=timeout_s)
     except (PoolTimeout, psycopg.OperationalError) as exc:

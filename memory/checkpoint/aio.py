@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-import redis.asyncio as aioredis
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     BaseCheckpointSaver,
@@ -30,13 +29,14 @@ from memory.checkpoint.base import (
     text,
     texts,
 )
+from memory.redis_cluster import AsyncRedisClient, aeval_durably, open_async_redis
 from memory.redis_errors import redis_unavailable
 
 
 class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
     """Checkpoints, channel values and pending writes in plain Redis. Closes only a client it opened."""
 
-    def __init__(self, client: aioredis.Redis, *, config: SaverConfig | None = None,
+    def __init__(self, client: AsyncRedisClient, *, config: SaverConfig | None = None,
                  serde: SerializerProtocol | None = None, owns_client: bool = False) -> None:
         BaseCheckpointSaver.__init__(self, serde=serde)
         self.client = client
@@ -51,11 +51,15 @@ class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
     @classmethod
     @asynccontextmanager
     async def from_conn_string(cls, url: str, *, ttl_s: float | None = None, refresh_on_read: bool = True,
-                               prefix: str = "palace:cp", serde: SerializerProtocol | None = None
-                               ) -> AsyncIterator[AsyncRedisSaver]:
-        """Open a client for ``url``, run :meth:`asetup`, yield the saver, close the client."""
-        client = aioredis.Redis.from_url(url)
-        saver = cls(client, config=SaverConfig(prefix=prefix, ttl_s=ttl_s, refresh_on_read=refresh_on_read),
+                               prefix: str = "palace:cp", serde: SerializerProtocol | None = None,
+                               cluster: bool | None = None, wait_replicas: int = 0, wait_timeout_ms: int = 100,
+                               failover_wait_s: float = 10.0) -> AsyncIterator[AsyncRedisSaver]:
+        """Open a client for ``url`` (a Redis Cluster client on a cluster node: ``cluster=None`` asks the server),
+        run :meth:`asetup`, yield the saver, close the client. On a cluster, ``wait_replicas`` > 0 makes every
+        checkpoint wait (``WAIT``, at most ``wait_timeout_ms``) until that many replicas hold it."""
+        client = open_async_redis(url, cluster=cluster, failover_wait_s=failover_wait_s)
+        saver = cls(client, config=SaverConfig(prefix=prefix, ttl_s=ttl_s, refresh_on_read=refresh_on_read,
+                                               wait_replicas=wait_replicas, wait_timeout_ms=wait_timeout_ms),
                     serde=serde, owns_client=True)
         try:
             await saver.asetup()
@@ -83,7 +87,11 @@ class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
         run_id = md.get("run_id")
         keys, args = self.put_request(tid, ns, cid, fields, blobs, run_id, single_node=not self._cluster)
         with redis_unavailable(self.client):
-            await self._put(keys=keys, args=args)
+            if isinstance(self.client, RedisCluster) and self.config.wait_replicas:
+                await aeval_durably(self.client, self._put, keys, args, replicas=self.config.wait_replicas,
+                                    timeout_ms=self.config.wait_timeout_ms)
+            else:
+                await self._put(keys=keys, args=args)
             if self._cluster:  # the cross-thread indexes live in other slots
                 await self._index(tid, run_id, self.run_member(tid, ns, cid))
         return self.make_config(tid, ns, cid)
@@ -98,8 +106,14 @@ class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
         await pipe.execute()
 
     async def _queue_touch(self, pipe: Any, tid: str) -> None:
-        if self.config.ttl_ms:
+        if self.config.ttl_ms and not self._cluster:
             await self._touch(keys=[self.registry_key(tid)], args=[self.config.ttl_ms], client=pipe)
+
+    async def _touch_after(self, tid: str) -> None:
+        """On a cluster the TTL refresh follows the pipeline: redis-py sends a script inside a cluster pipeline as
+        a bare EVALSHA, which a master that never saw the script (a new or promoted one) refuses."""
+        if self.config.ttl_ms and self._cluster:
+            await self._touch(keys=[self.registry_key(tid)], args=[self.config.ttl_ms])
 
     async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                           task_path: str = "") -> None:
@@ -114,6 +128,7 @@ class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
         await self._queue_touch(pipe, tid)
         with redis_unavailable(self.client):
             await pipe.execute()
+            await self._touch_after(tid)
 
     # --- reads -------------------------------------------------------------------------------------------
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -254,6 +269,7 @@ class AsyncRedisSaver(RedisSaverBase, BaseCheckpointSaver[str]):
                 out.sadd(self.registry_key(dst), *new_keys)
                 await self._queue_touch(out, dst)
                 await out.execute()
+                await self._touch_after(dst)
                 for run_id, cid in runs:
                     await self._index(dst, run_id, self.run_member(dst, ns, cid))
 

@@ -129,12 +129,17 @@ class SaverConfig:
     prefix: str = "palace:cp"
     ttl_s: float | None = None  # every key of a thread expires this long after its last write (None: never)
     refresh_on_read: bool = True  # reads refresh the TTL too
+    wait_replicas: int = 0  # on a Redis Cluster: a checkpoint is written when this many replicas hold it (WAIT)
+    wait_timeout_ms: int = 100  # ...or when this much time has passed (the write stands either way)
 
     def __post_init__(self) -> None:
         if not self.prefix or any(c in self.prefix for c in "{}*?[] "):
             raise InvalidInputError(f"checkpoint key prefix {self.prefix!r} must have no braces, globs or spaces")
         if self.ttl_s is not None and not self.ttl_s > 0:
             raise InvalidInputError(f"checkpoint TTL must be > 0 seconds, got {self.ttl_s}")
+        if self.wait_replicas < 0 or self.wait_timeout_ms < 1:
+            raise InvalidInputError(f"WAIT needs replicas >= 0 and a timeout >= 1 ms, got {self.wait_replicas} "
+                                    f"and {self.wait_timeout_ms}")
 
     @property
     def ttl_ms(self) -> int | None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis.asyncio as aioredis
-
+from memory.redis_cluster import AsyncRedisClient
 from memory.redis_errors import redis_unavailable
 from memory.short_term.base import (
     ACK_LUA,
@@ -24,7 +23,7 @@ from memory.short_term.base import (
 class AsyncShortTermMemory(ShortTermBase):
     """A Redis list per session. Takes an injected client and never closes it."""
 
-    def __init__(self, client: aioredis.Redis, config: STMConfig | None = None) -> None:
+    def __init__(self, client: AsyncRedisClient, config: STMConfig | None = None) -> None:
         super().__init__(config)
         self.client = client
         self._push = client.register_script(PUSH_LUA)

@@ -28,8 +28,14 @@ from memory.validation import check_id, check_text
 ROLES = frozenset({"user", "assistant", "system", "tool", "reasoning"})
 
 # Append one entry, refresh the TTL, report the length and whether an abandoned batch waits (pending, no lease).
+# Idempotent: an entry already among the last few (a push retried after a failover, whose first attempt had
+# reached the replica) is not appended twice. Entries carry a unique id, so equal strings are the same push.
 PUSH_LUA = """
-local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+local n = nil
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], -8, -1)) do
+  if raw == ARGV[1] then n = redis.call('LLEN', KEYS[1]) end
+end
+if not n then n = redis.call('RPUSH', KEYS[1], ARGV[1]) end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 local orphan = 0
 if redis.call('EXISTS', KEYS[2]) == 1 and redis.call('EXISTS', KEYS[3]) == 0 then orphan = 1 end
@@ -64,8 +70,9 @@ return out
 
 # Returns {0} lease held by someone else, {1} nothing to archive, {2, entries...} a recovered batch,
 # {3, entries...} a freshly claimed batch.
+# A lease already held under the caller's own token is the caller's (a claim retried after a failover).
 CLAIM_LUA = """
-if not redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[3]) then
+if not redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[3]) and redis.call('GET', KEYS[3]) ~= ARGV[4] then
   return {0}
 end
 local pending = redis.call('LRANGE', KEYS[2], 0, -1)
@@ -119,8 +126,13 @@ class STMConfig:
     window: int = 50
     max_message_chars: int = 20_000
     max_id_length: int = 128
+    wait_replicas: int = 0  # on a Redis Cluster: a push returns when this many replicas hold it (WAIT)...
+    wait_timeout_ms: int = 100  # ...or when this much time has passed (the entry stays either way)
 
     def __post_init__(self) -> None:
+        if self.wait_replicas < 0 or self.wait_timeout_ms < 1:
+            raise InvalidInputError(f"WAIT needs replicas >= 0 and a timeout >= 1 ms, got {self.wait_replicas} "
+                                    f"and {self.wait_timeout_ms}")
         if not self.prefix or any(c in self.prefix for c in "{}*?[] "):
             raise InvalidInputError(f"key prefix {self.prefix!r} must be non-empty without braces, globs or spaces")
         if self.archive_batch > self.archive_threshold:
@@ -157,6 +169,7 @@ class PushResult:
     entry: Entry
     length: int
     needs_archive: bool  # the list passed the threshold, or a batch left behind waits for recovery
+    replicas: int | None = None  # replicas that acknowledged the entry (WAIT on a cluster); None: not asked
 
 
 @dataclass(frozen=True)
@@ -197,10 +210,10 @@ class ShortTermBase:
             raise InvalidInputError(f"timestamp {ts_ms!r} is not milliseconds since the epoch")
         return Entry(id=f"{now:013d}-{secrets.token_hex(6)}", role=role, content=content, ts=now, meta=meta or {})
 
-    def push_result(self, entry: Entry, reply: Sequence[Any]) -> PushResult:
+    def push_result(self, entry: Entry, reply: Sequence[Any], replicas: int | None = None) -> PushResult:
         length, orphan = int(reply[0]), int(reply[1])
         needs = length > self.config.archive_threshold or orphan > 0
-        return PushResult(entry=entry, length=length, needs_archive=needs)
+        return PushResult(entry=entry, length=length, needs_archive=needs, replicas=replicas)
 
     @staticmethod
     def window_result(reply: Sequence[Any]) -> Window:

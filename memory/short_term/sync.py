@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import redis
+from redis.cluster import RedisCluster
 
+from memory.redis_cluster import RedisClient, eval_durably
 from memory.redis_errors import redis_unavailable
 from memory.short_term.base import (
     ACK_LUA,
@@ -29,7 +30,7 @@ HISTORY_TOKENS_TTL_S = 90 * 24 * 3600  # the full-history baseline of `palace us
 class ShortTermMemory(ShortTermBase):
     """A Redis list per session. Takes an injected client and never closes it."""
 
-    def __init__(self, client: redis.Redis, config: STMConfig | None = None) -> None:
+    def __init__(self, client: RedisClient, config: STMConfig | None = None) -> None:
         super().__init__(config)
         self.client = client
         self._push = client.register_script(PUSH_LUA)
@@ -41,11 +42,21 @@ class ShortTermMemory(ShortTermBase):
 
     def push(self, user_id: str, session_id: str, role: str, content: str, *, ts_ms: int | None = None,
              meta: dict[str, Any] | None = None) -> PushResult:
-        """Append one message and refresh the TTL, in one round trip."""
+        """Append one message and refresh the TTL, in one round trip. On a Redis Cluster with ``wait_replicas``,
+        the same connection then WAITs until that many replicas hold the entry (a second command, no second
+        round trip: both go in one pipeline), so a failover right after the push cannot lose it."""
         key, pending, lease = self.keys(user_id, session_id)
         entry = self.new_entry(role, content, ts_ms, meta)
+        keys: list[str] = [key, pending, lease]
+        args: list[Any] = [entry.to_json(), self.config.ttl_s]
+        wait_s = float(getattr(self.client, "failover_wait_s", 10.0))
         with redis_unavailable(self.client):
-            reply = self._push(keys=[key, pending, lease], args=[entry.to_json(), self.config.ttl_s])
+            if isinstance(self.client, RedisCluster) and self.config.wait_replicas:
+                reply, acked = eval_durably(self.client, self._push, keys, args, replicas=self.config.wait_replicas,
+                                            timeout_ms=self.config.wait_timeout_ms,
+                                            wait_s=wait_s)
+                return self.push_result(entry, reply, acked)
+            reply = self._push(keys=keys, args=args)
         return self.push_result(entry, reply)
 
     def window(self, user_id: str, session_id: str, n: int | None = None) -> Window:

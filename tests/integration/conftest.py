@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
 import graph.cli
 from graph.cli import main
 from graph.testing import ScriptedBrain, ScriptedModels
+from memory.redis_cluster import open_redis
+from tests.conftest import delete_prefix
 from tests.integration.agent_harness import Agent, make_agent
 
 
@@ -37,8 +38,6 @@ def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.
         return main(["--data-dir", str(tmp_path / "data"), *args])
 
     yield run
-    client = redis.Redis.from_url(redis_server_url)
-    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-    if keys:
-        client.delete(*keys)
+    client = open_redis(redis_server_url)
+    delete_prefix(client, prefix)
     client.close()

@@ -29,6 +29,8 @@ def texts(result: Any) -> list[str]:
     return [r["text"] for r in result.state["recalled"]]
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.pgbouncer
 def test_fact_from_session_a_is_recalled_in_session_b_and_never_for_another_user(agent: Agent) -> None:
     first = agent.turn("alice", "a", "I live in Hangzhou. My daughter is called Mei.")
     assert {v["decision"] for v in first.state["verdicts"]} == {"add"}
@@ -44,6 +46,8 @@ def test_fact_from_session_a_is_recalled_in_session_b_and_never_for_another_user
     assert agent.deps.long_term().count("bob") == 0
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.pgbouncer
 def test_the_turn_is_in_short_term_memory_with_its_answer(agent: Agent) -> None:
     agent.turn("u", "s", "I like jasmine tea.")
     window = agent.deps.short_term().window("u", "s")
@@ -63,6 +67,8 @@ def conflict_agent(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) 
     yield from make_agent(redis_server_url, pg_url, tmp_path, e5, brain=ScriptedBrain(_conflict_on_city))
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.pgbouncer
 def test_conflicting_fact_is_disputed_not_recalled_and_applied_after_confirmation(conflict_agent: Agent) -> None:
     agent = conflict_agent
     agent.turn("u", "s1", "I live in Beijing.")
@@ -250,6 +256,8 @@ def test_sixty_messages_archive_exactly_one_batch_of_twenty(agent: Agent) -> Non
     assert again.state.get("archive") is None
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.pgbouncer
 def test_task_tools_write_postgres_with_the_runtime_identity(agent: Agent) -> None:
     r = agent.turn("alice", "s", "TASK: expense approval | submit receipt, manager, finance, paid")
     [task] = agent.deps.tasks().list_tasks("alice")
@@ -334,6 +342,8 @@ def test_bad_input_is_refused_before_anything_is_stored(agent: Agent) -> None:
     assert agent.deps.short_term().length("u", "s") == 0
 
 
+@pytest.mark.redis_cluster
+@pytest.mark.pgbouncer
 def test_usage_is_recorded_per_node(agent: Agent) -> None:
     agent.turn("u", "s", "I like oolong tea.")
     rows = agent.deps.ledger().summary("node", user_id="u")

@@ -21,6 +21,8 @@ from typing_extensions import TypedDict
 from memory.checkpoint import AsyncRedisSaver, RedisSaver, SaverConfig
 from memory.errors import InvalidInputError
 
+pytestmark = pytest.mark.redis_cluster  # and on a Redis Cluster (tests/conftest.py)
+
 
 class SyncAsAsync(BaseCheckpointSaver[str]):
     """Runs the suite (which calls only async methods) through RedisSaver's sync methods, in a thread."""

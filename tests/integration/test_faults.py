@@ -42,6 +42,7 @@ def texts(agent: Agent, user: str) -> set[str]:
     return {m.text for m in agent.deps.long_term().scroll(user)}
 
 
+@pytest.mark.pgbouncer  # the outbox through PgBouncer in transaction mode
 def test_qdrant_down_answers_and_queues_writes_then_flushes_them_in_order(agent: Agent, qdrant_down: Any) -> None:
     agent.turn("u", "s", "My locker code is 4512.")
     qdrant_down.down()

@@ -15,6 +15,8 @@ from memory import pg_base, postgres
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.postgres import TaskStore, UsageLedger
 
+pytestmark = pytest.mark.pgbouncer  # and through PgBouncer in transaction mode (tests/conftest.py)
+
 
 @pytest.fixture
 def pool(pg_url: str) -> Iterator[ConnectionPool[Any]]:
@@ -171,3 +173,26 @@ def test_failed_transaction_leaves_stored_tasks_intact(pool: ConnectionPool[Any]
     with pytest.raises(psycopg.errors.CheckViolation), pool.connection() as conn, conn.transaction():
         conn.execute("UPDATE palace_tasks SET current_step = 99 WHERE id = %s", (task.id,))
     assert tasks.get("u", task.id).current_step == 0
+
+
+def test_repeated_queries_on_concurrent_connections(pool: ConnectionPool[Any]) -> None:
+    """psycopg prepares a query on its fifth run; behind PgBouncer in transaction mode the next transaction may get
+    another server connection, where that statement is missing or already exists. Never preparing avoids both."""
+    tasks = TaskStore(pool)
+    task = tasks.create("u", "s", "T", ["a", "b"])
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(25):
+                assert [t.id for t in tasks.list_tasks("u")] == [task.id]
+                assert tasks.get("u", task.id).title == "T"
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

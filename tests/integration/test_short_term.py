@@ -11,14 +11,16 @@ import textwrap
 
 import pytest
 import redis
-import redis.asyncio as aioredis
 
 from memory.errors import InvalidInputError, ServiceUnavailableError
+from memory.redis_cluster import RedisClient, open_async_redis
 from memory.short_term import AsyncShortTermMemory, ShortTermMemory, STMConfig
+
+pytestmark = pytest.mark.redis_cluster  # and on a Redis Cluster (tests/conftest.py)
 
 
 @pytest.fixture
-def stm(redis_client: redis.Redis, key_prefix: str) -> ShortTermMemory:
+def stm(redis_client: RedisClient, key_prefix: str) -> ShortTermMemory:
     return ShortTermMemory(redis_client, STMConfig(prefix=key_prefix))
 
 
@@ -32,7 +34,7 @@ def test_push_and_window_keep_order_and_content(stm: ShortTermMemory) -> None:
     assert stm.window("u1", "s1", 0).entries == []
 
 
-def test_ttl_is_set_and_refreshed_on_write(stm: ShortTermMemory, redis_client: redis.Redis) -> None:
+def test_ttl_is_set_and_refreshed_on_write(stm: ShortTermMemory, redis_client: RedisClient) -> None:
     stm.push("u1", "s1", "user", "hello")
     key = stm.keys("u1", "s1")[0]
     redis_client.expire(key, 5)
@@ -52,14 +54,14 @@ def test_keys_share_one_cluster_hash_tag(stm: ShortTermMemory) -> None:
     assert tags == {"u1/s-1"}
 
 
-def test_needs_archive_past_threshold(redis_client: redis.Redis, key_prefix: str) -> None:
+def test_needs_archive_past_threshold(redis_client: RedisClient, key_prefix: str) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, archive_threshold=5, archive_batch=3))
     results = [stm.push("u", "s", "user", f"m{i}") for i in range(6)]
     assert [r.needs_archive for r in results] == [False] * 5 + [True]
     assert results[-1].length == 6
 
 
-def test_claim_moves_oldest_batch_and_ack_removes_it(redis_client: redis.Redis, key_prefix: str) -> None:
+def test_claim_moves_oldest_batch_and_ack_removes_it(redis_client: RedisClient, key_prefix: str) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, archive_threshold=5, archive_batch=3))
     for i in range(7):
         stm.push("u", "s", "user", f"m{i}")
@@ -75,7 +77,7 @@ def test_claim_moves_oldest_batch_and_ack_removes_it(redis_client: redis.Redis, 
 
 
 def test_expired_lease_offers_the_batch_again_and_old_owner_can_still_ack(
-    redis_client: redis.Redis, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, archive_threshold=2, archive_batch=2,
                                                   lease_s=0.05))
@@ -88,7 +90,7 @@ def test_expired_lease_offers_the_batch_again_and_old_owner_can_still_ack(
     assert stm.length("u", "s") == 1
 
 
-def test_release_keeps_batch_pending_for_retry(redis_client: redis.Redis, key_prefix: str) -> None:
+def test_release_keeps_batch_pending_for_retry(redis_client: RedisClient, key_prefix: str) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, archive_threshold=2, archive_batch=2))
     for i in range(3):
         stm.push("u", "s", "user", f"m{i}")
@@ -101,9 +103,10 @@ def test_release_keeps_batch_pending_for_retry(redis_client: redis.Redis, key_pr
 
 
 CLAIM_AND_DIE = textwrap.dedent("""
-    import os, signal, sys, redis
+    import os, signal, sys
+    from memory.redis_cluster import open_redis
     from memory.short_term import ShortTermMemory, STMConfig
-    stm = ShortTermMemory(redis.Redis.from_url(sys.argv[1]),
+    stm = ShortTermMemory(open_redis(sys.argv[1]),
                           STMConfig(prefix=sys.argv[2], archive_threshold=5, archive_batch=3, lease_s=0.2))
     batch = stm.claim("u", "s")
     print(",".join(e.id for e in batch.entries), flush=True)
@@ -112,7 +115,7 @@ CLAIM_AND_DIE = textwrap.dedent("""
 
 
 def test_batch_of_a_killed_process_is_recovered_exactly_once(
-    redis_server_url: str, redis_client: redis.Redis, key_prefix: str
+    redis_server_url: str, redis_client: RedisClient, key_prefix: str
 ) -> None:
     cfg = STMConfig(prefix=key_prefix, archive_threshold=5, archive_batch=3, lease_s=0.2)
     stm = ShortTermMemory(redis_client, cfg)
@@ -145,7 +148,7 @@ def test_empty_messages_are_refused(stm: ShortTermMemory, bad: str) -> None:
         stm.push("u", "s", "user", bad)
 
 
-def test_oversized_message_is_refused_and_nothing_is_stored(redis_client: redis.Redis, key_prefix: str) -> None:
+def test_oversized_message_is_refused_and_nothing_is_stored(redis_client: RedisClient, key_prefix: str) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, max_message_chars=100))
     with pytest.raises(InvalidInputError, match="limit is 100"):
         stm.push("u", "s", "user", "x" * 101)
@@ -167,7 +170,7 @@ def test_bad_role_and_timestamp_are_refused(stm: ShortTermMemory) -> None:
         stm.push("u", "s", "user", "hi", ts_ms=-5)
 
 
-def test_non_ascii_ids_and_content_round_trip(stm: ShortTermMemory, redis_client: redis.Redis) -> None:
+def test_non_ascii_ids_and_content_round_trip(stm: ShortTermMemory, redis_client: RedisClient) -> None:
     stm.push("用户一", "会话_1", "user", "我端午节在海底捞请客户吃饭")
     [entry] = stm.window("用户一", "会话_1").entries
     assert entry.content == "我端午节在海底捞请客户吃饭"
@@ -183,7 +186,7 @@ def test_unreachable_redis_is_a_clear_error() -> None:
 
 
 async def test_async_front_end_matches_sync(redis_server_url: str, key_prefix: str) -> None:
-    client = aioredis.Redis.from_url(redis_server_url)
+    client = open_async_redis(redis_server_url)
     try:
         stm = AsyncShortTermMemory(client, STMConfig(prefix=key_prefix, archive_threshold=3, archive_batch=2))
         for i in range(4):
@@ -199,7 +202,7 @@ async def test_async_front_end_matches_sync(redis_server_url: str, key_prefix: s
         await client.aclose()
 
 
-def test_window_spans_pending_batch_and_list(redis_client: redis.Redis, key_prefix: str) -> None:
+def test_window_spans_pending_batch_and_list(redis_client: RedisClient, key_prefix: str) -> None:
     stm = ShortTermMemory(redis_client, STMConfig(prefix=key_prefix, archive_threshold=5, archive_batch=3))
     for i in range(7):
         stm.push("u", "s", "user", f"m{i}")

@@ -9,6 +9,8 @@ from graph.sweep import sweep
 from memory.errors import PalaceError
 from tests.integration.agent_harness import Agent
 
+pytestmark = [pytest.mark.redis_cluster, pytest.mark.pgbouncer]  # and on a Redis Cluster, and through PgBouncer
+
 
 def _age(agent: Agent, user: str, session: str, idle_s: int) -> None:
     """Make a session look idle for ``idle_s``: its TTL is what is left of PALACE_STM_TTL_S."""
