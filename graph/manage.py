@@ -57,8 +57,9 @@ def resolve_id(deps: Deps, user_id: str, given: str, *, forgotten: bool = False)
     if _FULL_ID.match(wanted):
         return wanted
     if not _PREFIX.match(wanted):
-        raise InvalidInputError(f"{given!r} is not a memory id (ids are hexadecimal with dashes; a prefix needs at "
-                                "least 4 characters)")
+        if re.fullmatch(r"[0-9a-f-]{1,3}", wanted):
+            raise InvalidInputError(f"{given!r} is too short to name a memory: give at least 4 characters of its id")
+        raise NotFoundError(f"no memory {given!r} for user {user_id!r}")
     matches = sorted({m.id for m in deps.long_term().scroll(user_id) if m.id.startswith(wanted)})
     if forgotten and not matches:
         matches = sorted(i for i in deps.events().ids_with_prefix(user_id, wanted) if i.startswith(wanted))
