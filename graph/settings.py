@@ -12,11 +12,12 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.endpoint import default_data_dir
 from memory.temporal import zone
 
 
 def _default_data_dir() -> Path:
-    return Path.home() / ".memory-palace"
+    return default_data_dir()
 
 
 class Settings(BaseSettings):
@@ -39,6 +40,8 @@ class Settings(BaseSettings):
     qdrant_lock_wait_s: float = Field(default=3.0, ge=0, description="How long to wait for another process's Qdrant.")
     pg_pool_min_size: int = Field(default=1, ge=0)
     pg_pool_max_size: int = Field(default=5, ge=1)
+    api_token: SecretStr | None = Field(default=None, description="Set: the server's /palace/api and /palace/mcp "
+                                        "routes need 'Authorization: Bearer <token>'.")
 
     # --- LangGraph checkpointer (Redis) ----------------------------------------------------------------
     checkpoint_ttl_s: float | None = Field(default=None, gt=0, description="Unset: checkpoints never expire.")
