@@ -7,6 +7,8 @@ removes the file when it stops, so ``palace`` commands in other processes go thr
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -76,6 +78,9 @@ def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 2024, config: 
 
     threading.Thread(target=publish, name="palace-endpoint", daemon=True).start()
     c = server_config(config)
+    # uvicorn restores the handlers it found and raises the signal it caught again once it has shut down: with
+    # the default SIGTERM action the process would die there, before the endpoint file is removed.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     try:
         run_server(host, port, False, c["graphs"], open_browser=False, store=c.get("store"), http=c.get("http"),
                    checkpointer=c.get("checkpointer"), server_level=log_level)
