@@ -6,6 +6,7 @@ directly (the user is the authority: no verifier); ``search_memories`` ranks a u
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,13 +19,18 @@ from langgraph.types import Command
 from graph.builder import build_graph
 from graph.context import Context
 from graph.deps import Deps
+from graph.manage import record, resolve_id
 from memory.checkpoint import RedisSaver, SaverConfig
-from memory.errors import InvalidInputError
+from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
+from memory.events import MemoryEvent, event_at
 from memory.long_term import Memory, memory_id
 from memory.recall import Recalled, recall
 from memory.temporal import event_time_ms, parse_timestamp
 from memory.validation import check_id, check_text
 from nodes._turn import final_answer
+from nodes.confirm import ANSWERS, parse_confirmation
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -65,6 +71,8 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
         pending = graph.get_state(config).interrupts
         if not pending:
             raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
+        if parse_confirmation(resume) is None:  # the question stays pending
+            raise InvalidInputError(f"answer the confirmation with {ANSWERS}, got {resume!r}")
         graph.invoke(Command(resume=resume), config, context=ctx)
     else:
         text = check_text("message", message, max_chars=s.max_message_chars)
@@ -93,6 +101,8 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
                     event_time=event_time_ms(when, text),
                     decay_weight=s.important_weight if important else 1.0, origin="manual")
     deps.long_term().upsert([memory], deps.embeddings.embed_documents([text]))
+    record(deps, MemoryEvent(at=event_at(ts), user_id=user_id, memory_id=memory.id, event="created", text=text,
+                             reason="stated by the user (palace memories add)", origin="manual"))
     return memory
 
 
@@ -141,6 +151,7 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
     memories = deps.long_term().delete_user(user_id)
     tasks = deps.tasks().delete_user(user_id)
     usage = deps.ledger().delete_user(user_id)
+    deps.events().delete_user(user_id)
     saver = compiled(deps).checkpointer
     threads = 0
     if isinstance(saver, RedisSaver):
@@ -169,10 +180,22 @@ def forget_memories(deps: Deps, user_id: str, ids: list[str]) -> ForgottenMemori
     if not ids:
         raise InvalidInputError("name the memory ids to forget, or use --all")
     ltm = deps.long_term()
-    named = ltm.get(user_id, ids)
+    full: list[str] = []
+    for given in ids:
+        try:
+            full.append(resolve_id(deps, user_id, given))
+        except NotFoundError:
+            continue  # counted as not found by the caller; the others are still forgotten
+    named = ltm.get(user_id, full)
     sources = sorted({src for m in named for src in m.source})
+    lineage = [m.id for m in ltm.scroll(user_id) if set(m.source) & set(sources)] if sources else []
     gone = ltm.delete_ids(user_id, [m.id for m in named])
     derived = ltm.delete_by_source(user_id, sources) if sources else 0
+    try:
+        deps.events().forget(user_id, list(dict.fromkeys([m.id for m in named] + lineage)),
+                             reason="forgotten by the user")
+    except ServiceUnavailableError as exc:
+        log.warning("memory history not updated: %s", exc)
     entries = 0
     stm = deps.short_term()
     for session in sorted({m.session_id for m in named}):

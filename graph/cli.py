@@ -21,7 +21,18 @@ from graph.api import TurnResult, add_memory, forget_memories, forget_user, run_
 from graph.client import run_remote, server_for
 from graph.deps import Deps
 from graph.doctor import run_checks
-from graph.manage import export_lines, import_lines, list_memories, pin_memory, resolve_disputed, show_memory
+from graph.manage import (
+    Choice,
+    export_lines,
+    import_lines,
+    list_memories,
+    memory_history,
+    pin_memory,
+    resolve_disputed,
+    resolve_id,
+    restore_memory,
+    show_memory,
+)
 from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
@@ -85,17 +96,55 @@ def _recalled_row(r: Recalled) -> dict[str, object]:
             "event_time": m.event_time}
 
 
+def turn_changes(state: dict[str, object]) -> list[str]:
+    """What a turn did to memory, one line each: stored, merged, superseded, disputed (with the gates' notes)."""
+    lines = []
+    for v in state.get("verdicts") or []:  # type: ignore[attr-defined]
+        text, short = v["candidate"]["text"], v["memory_id"][:8]
+        target = (v.get("target") or "")[:8]
+        note = f"  (verifier said {v['said']}: {v['note']})" if v.get("note") else ""
+        if v["decision"] == "duplicate":
+            lines.append(f"merged {short} into {target} {v['target_text']!r}: {text!r}{note}")
+        elif v["decision"] == "update":
+            lines.append(f"stored {short} {text!r}; superseded {target} {v['target_text']!r}{note}")
+        elif v["decision"] in ("conflict", "unverified"):
+            other = f" (contradicts {target} {v['target_text']!r})" if v.get("target_text") else ""
+            lines.append(f"disputed {short} {text!r}{other}: asks you to confirm{note}")
+        else:
+            lines.append(f"stored {short} {text!r}{note}")
+    return lines
+
+
+def confirmation_lines(confirmations: list[dict[str, object]]) -> list[str]:
+    said = {"accepted": "kept {new!r} and retired {old!r}", "rejected": "forgot {new!r}, kept {old!r}",
+            "kept both": "kept both {new!r} and {old!r}", "gone": "{new!r} was already reviewed or forgotten"}
+    out = []
+    for c in confirmations:
+        pattern = said.get(str(c.get("outcome")), "{new!r}: {outcome}")
+        if c.get("other") is None:
+            pattern = pattern.replace(" and retired {old!r}", "").replace(", kept {old!r}", "").replace(
+                " and {old!r}", "")
+        out.append(pattern.format(new=c.get("text"), old=c.get("other"), outcome=c.get("outcome")))
+    return out
+
+
 def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> None:
     state = result.state
     if args.json:
-        keys = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used")
+        keys = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded")
         out: dict[str, object] = {"answer": result.answer, "user_id": result.user_id,
                                   "session_id": result.session_id, "interrupts": result.interrupts}
         out.update({k: state.get(k) for k in keys})
+        if args.resume is not None:
+            out["answer"] = ""
         print(json.dumps(out, ensure_ascii=False, default=str))
         return
-    print(result.answer)
-    if args.explain:
+    if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
+        for line in confirmation_lines(state.get("confirmations") or []):
+            print(line)
+    else:
+        print(result.answer)
+    if args.explain and args.resume is None:
         window = state.get("time_window")
         head = f"recalled memories (about {window['phrase']}: {window['start']} to {window['end']}, no decay " \
                f"inside):" if window else "recalled memories:"
@@ -108,12 +157,14 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
                   f"  [{when}] {r['text']}")
         if not state.get("recalled"):
             print("  (none)")
-        for v in state.get("verdicts") or []:
-            target = f" -> {v['target_text']!r}" if v.get("target_text") else ""
-            print(f"  fact-check: {v['decision']}{target}: {v['candidate']['text']!r}")
+        changes = turn_changes(state)
+        print("\nmemory changes:" if changes else "\nmemory changes: none")
+        for line in changes:
+            print(f"  {line}")
     for i in result.interrupts:
         print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
-        print(f"  answer with: palace chat --user {result.user_id} --session {result.session_id} --resume yes|no",
+        answers = "|".join(i.get("answers") or ["yes", "no", "both"])
+        print(f"  answer with: palace chat --user {result.user_id} --session {result.session_id} --resume {answers}",
               file=sys.stderr)
 
 
@@ -248,11 +299,13 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with Resources(settings) as res:
         deps = Deps(settings, resources=res)
-        if args.accept or args.reject:
+        if args.accept or args.reject or args.both:
             ltm = deps.long_term()
             now_ms = int(datetime.now(ZoneInfo(settings.timezone)).timestamp() * 1000)
-            out = {i: resolve_disputed(ltm, args.user, i, True, now_ms) for i in args.accept}
-            out |= {i: resolve_disputed(ltm, args.user, i, False, now_ms) for i in args.reject}
+            choices: list[tuple[str, Choice]] = [*((i, "yes") for i in args.accept), *((i, "no") for i in args.reject),
+                                                 *((i, "both") for i in args.both)]
+            resolved = [(resolve_id(deps, args.user, i), c) for i, c in choices]
+            out = {i: resolve_disputed(ltm, args.user, i, c, now_ms, events=deps.events()) for i, c in resolved}
             print(json.dumps(out) if args.json else "\n".join(f"{i}: {o}" for i, o in out.items()))
             if "gone" in out.values():
                 raise NotFoundError("some ids are not disputed memories of this user (see 'gone' above)")
@@ -266,10 +319,41 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
         return 0
     for d in disputed:
         other = others.get(d.conflicts_with or "")
-        print(f"{d.id}  {d.text}" + (f"\n    contradicts {other.id}: {other.text}" if other else
-                                     "\n    (could not be checked)"))
+        print(f"{d.id[:8]}  {d.text}" + (f"\n    contradicts {other.id[:8]}: {other.text}" if other else
+                                         "\n    (could not be checked)"))
     print(f"{len(disputed)} disputed; decide with: palace memories review --user {args.user} --accept ID "
-          "| --reject ID")
+          "(keep it, retire the other) | --reject ID (forget it) | --both ID (keep both)")
+    return 0
+
+
+def cmd_memories_history(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        events = memory_history(Deps(settings, resources=res), args.user, args.id)
+    if args.json:
+        print(json.dumps([e.model_dump(mode="json") for e in events], ensure_ascii=False))
+        return 0
+    tz = ZoneInfo(settings.timezone)
+    for e in events:
+        when = e.at.astimezone(tz).strftime("%Y-%m-%d %H:%M") if e.at else ""
+        other = f" ({'by' if e.event == 'superseded' else 'into' if e.event == 'merged' else 'with'} "\
+                f"{e.related_id[:8]})" if e.related_id else ""
+        verdict = f" verifier: {e.decision};" if e.decision else ""
+        why = f"{verdict} {e.reason}".strip()
+        print(f"{when}  {e.memory_id[:8]}  {e.event:<10}{other} {e.text!r}" + (f"  [{why}]" if why else ""))
+    if not events:
+        print("no recorded changes (the memory predates the history)")
+    return 0
+
+
+def cmd_memories_restore(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        done = restore_memory(Deps(settings, resources=res), args.user, args.id)
+    if args.json:
+        print(json.dumps({**done.memory.model_dump(), "was": done.was}, ensure_ascii=False))
+    else:
+        print(f"restored {done.memory.id[:8]} (was {done.was}): {done.memory.text}")
     return 0
 
 
@@ -338,6 +422,35 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
     for e in task.history:
         print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {e.from_step} -> {e.to_step}" + (f"  ({e.note})" if e.note else ""))
     return 0
+
+
+def cmd_tasks_add(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    steps = list(args.step) or [f"step {i}" for i in range(1, (args.steps or 1) + 1)]
+    if args.step and args.steps and args.steps != len(args.step):
+        raise InvalidInputError(f"--steps {args.steps} but {len(args.step)} --step texts given")
+    with Resources(settings) as res:
+        task = Deps(settings, resources=res).tasks().create(args.user, args.session, args.title, steps)
+    print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) if args.json else _task_row(task))
+    return 0
+
+
+def _cmd_task_change(args: argparse.Namespace, change: str) -> int:
+    settings = _settings(args)
+    with Resources(settings) as res:
+        store = Deps(settings, resources=res).tasks()
+        task = store.advance(args.user, args.id, note=args.note) if change == "advance" else \
+            store.complete(args.user, args.id, note=args.note)
+    print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) if args.json else _task_row(task))
+    return 0
+
+
+def cmd_tasks_advance(args: argparse.Namespace) -> int:
+    return _cmd_task_change(args, "advance")
+
+
+def cmd_tasks_done(args: argparse.Namespace) -> int:
+    return _cmd_task_change(args, "done")
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
@@ -458,7 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_who(chat, session=True)
     chat.add_argument("--at", help="when the message was sent, ISO 8601 (import history); default: now")
     chat.add_argument("--important", action="store_true", help="mark what this message says as important")
-    chat.add_argument("--resume", metavar="yes|no", help="answer the session's pending memory confirmation")
+    chat.add_argument("--resume", metavar="yes|no|both", help="answer the session's pending memory confirmation: yes "
+                      "(keep the new memory, retire the old), no (forget the new one), both (keep both)")
     chat.add_argument("--explain", action="store_true", help="also print the recalled memories and their scores")
     chat.add_argument("--json", action="store_true", help="one JSON object: answer, recalled, verdicts, usage")
     chat.set_defaults(func=cmd_chat)
@@ -499,9 +613,12 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true", help="a JSON array of the stored memories")
     lst.set_defaults(func=cmd_memories_list)
     for name, func, text in (("show", cmd_memories_show, "one memory with every field"),
-                             ("pin", cmd_memories_pin, "mark a memory important (decay weight 2.0)")):
+                             ("pin", cmd_memories_pin, "mark a memory important (decay weight 2.0)"),
+                             ("history", cmd_memories_history, "every change to a memory, with the verdicts and "
+                                                                "their reasons"),
+                             ("restore", cmd_memories_restore, "bring back a superseded or merged memory")):
         p = msub.add_parser(name, help=text)
-        p.add_argument("id")
+        p.add_argument("id", help="the memory's id or a prefix of it (at least 4 characters, as memories list shows)")
         _add_who(p, session=False)
         p.add_argument("--json", action="store_true", help="print the memory as JSON")
         p.set_defaults(func=func)
@@ -509,6 +626,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_who(review, session=False)
     review.add_argument("--accept", action="append", default=[], metavar="ID", help="make it active (repeatable)")
     review.add_argument("--reject", action="append", default=[], metavar="ID", help="delete it (repeatable)")
+    review.add_argument("--both", action="append", default=[], metavar="ID",
+                        help="keep it and the memory it contradicts, as separate memories (repeatable)")
     review.add_argument("--json", action="store_true")
     review.set_defaults(func=cmd_memories_review)
     export = msub.add_parser("export", help="every memory of the user as JSON lines on stdout")
@@ -538,6 +657,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_who(tshow, session=False)
     tshow.add_argument("--json", action="store_true")
     tshow.set_defaults(func=cmd_tasks_show)
+    tadd = tsub.add_parser("add", help="create a task (for models that do not call the task tools)")
+    tadd.add_argument("title", help="what the task is")
+    _add_who(tadd, session=True)
+    tadd.add_argument("--steps", type=_positive_int, default=None, metavar="N",
+                      help="how many steps (named 'step 1' ... 'step N'; default 1)")
+    tadd.add_argument("--step", action="append", default=[], metavar="TEXT", help="a named step, in order "
+                      "(repeatable; instead of --steps)")
+    tadd.add_argument("--json", action="store_true", help="print the task as JSON")
+    tadd.set_defaults(func=cmd_tasks_add)
+    for name, func, text in (("advance", cmd_tasks_advance, "mark the task's current step done"),
+                             ("done", cmd_tasks_done, "mark the whole task completed")):
+        tp = tsub.add_parser(name, help=text)
+        tp.add_argument("id", help="the task id (from tasks list)")
+        _add_who(tp, session=False)
+        tp.add_argument("--note", default=None, help="a note kept in the task's step history")
+        tp.add_argument("--json", action="store_true", help="print the task as JSON")
+        tp.set_defaults(func=func)
     return parser
 
 

@@ -15,6 +15,8 @@ from langchain_core.embeddings import Embeddings
 from graph.models import ModelProvider, OpenAIModels
 from graph.resources import Resources
 from graph.settings import Settings, get_settings
+from memory.events import MemoryEvents
+from memory.gates import GateConfig, gates_for
 from memory.long_term import LongTermMemory
 from memory.outbox import Outbox
 from memory.postgres import TaskStore, UsageLedger
@@ -78,6 +80,17 @@ class Deps:
     def outbox(self) -> Outbox:
         with self._lock:
             return self.resources.outbox()
+
+    def events(self) -> MemoryEvents:
+        with self._lock:
+            return self.resources.events()
+
+    def gates(self) -> GateConfig:
+        """The verdict gates calibrated for the embedder in use."""
+        s = self.settings
+        base = gates_for(s.embedding_model or "e5")
+        return GateConfig(duplicate_cosine=s.gate_duplicate_cosine or base.duplicate_cosine,
+                          topic_cosine=s.gate_topic_cosine or base.topic_cosine)
 
     def ranking(self) -> RankingConfig:
         s = self.settings

@@ -9,15 +9,24 @@ a file twice changes nothing and an export imported into a fresh data directory 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
 from graph.deps import Deps
-from memory.errors import InvalidInputError, NotFoundError
+from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
+from memory.events import MemoryEvent, MemoryEvents, event_at
 from memory.long_term import STATUSES, LongTermMemory, Memory, Status
 from memory.validation import check_id
+
+log = logging.getLogger(__name__)
+Choice = Literal["yes", "no", "both"]
 
 
 def list_memories(deps: Deps, user_id: str, *, status: str = "active") -> list[Memory]:
@@ -35,37 +44,140 @@ def _status(value: str) -> Status:
     raise InvalidInputError(f"status must be one of {', '.join(STATUSES)} or all, got {value!r}")
 
 
+_FULL_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_PREFIX = re.compile(r"^[0-9a-f-]{4,36}$")
+
+
+def resolve_id(deps: Deps, user_id: str, given: str, *, forgotten: bool = False) -> str:
+    """The full id of ``user_id``'s memory that ``given`` names: a full id, or a prefix of at least 4 characters
+    (the short ids ``memories list`` prints). Unknown: exit 4; a prefix several memories share: exit 2 naming
+    them. ``forgotten`` also looks in the history (a forgotten memory has a history, not a point)."""
+    check_id("user id", user_id, max_length=deps.settings.max_id_length)
+    wanted = given.strip().lower()
+    if _FULL_ID.match(wanted):
+        return wanted
+    if not _PREFIX.match(wanted):
+        raise InvalidInputError(f"{given!r} is not a memory id (ids are hexadecimal with dashes; a prefix needs at "
+                                "least 4 characters)")
+    matches = sorted({m.id for m in deps.long_term().scroll(user_id) if m.id.startswith(wanted)})
+    if forgotten and not matches:
+        matches = sorted(i for i in deps.events().ids_with_prefix(user_id, wanted) if i.startswith(wanted))
+    if not matches:
+        raise NotFoundError(f"no memory {given!r} for user {user_id!r}")
+    if len(matches) > 1:
+        shown = ", ".join(m[:13] for m in matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise InvalidInputError(f"{given!r} names {len(matches)} memories of {user_id!r} ({shown}): give more of "
+                                "the id")
+    return matches[0]
+
+
 def show_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
     check_id("user id", user_id, max_length=deps.settings.max_id_length)
-    found = deps.long_term().get(user_id, [memory_id])
+    found = deps.long_term().get(user_id, [resolve_id(deps, user_id, memory_id)])
     if not found:
         raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
     return found[0]
 
 
+def _now_ms(deps: Deps) -> int:
+    return int(datetime.now(ZoneInfo(deps.settings.timezone)).timestamp() * 1000)
+
+
+def record(deps: Deps, *events: MemoryEvent) -> None:
+    """Record management events; a PostgreSQL outage is a warning (the change itself is already made)."""
+    try:
+        deps.events().record(list(events))
+    except ServiceUnavailableError as exc:
+        log.warning("memory history not recorded: %s", exc)
+
+
 def pin_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
     """Mark a memory important: decay weight PALACE_IMPORTANT_WEIGHT (2.0), it ranks as if twice as relevant."""
-    check_id("user id", user_id, max_length=deps.settings.max_id_length)
-    return deps.long_term().set_weight(user_id, memory_id, deps.settings.important_weight)
+    full = resolve_id(deps, user_id, memory_id)
+    memory = deps.long_term().set_weight(user_id, full, deps.settings.important_weight)
+    record(deps, MemoryEvent(user_id=user_id, memory_id=full, event="pinned", text=memory.text,
+                             reason=f"decay weight {deps.settings.important_weight}"))
+    return memory
 
 
-def resolve_disputed(ltm: LongTermMemory, user_id: str, memory_id: str, accept: bool, now_ms: int) -> str:
-    """Accept (active; what it contradicted is superseded) or reject (deleted) a disputed memory.
-    Returns "accepted", "rejected" or "gone" (reviewed or forgotten elsewhere meanwhile)."""
+def memory_history(deps: Deps, user_id: str, memory_id: str) -> list[MemoryEvent]:
+    """Every change to the memory (and those that name it: what superseded it, what was merged into it), oldest
+    first. Forgotten memories keep one event without text."""
+    full = resolve_id(deps, user_id, memory_id, forgotten=True)
+    events = deps.events().history(user_id, full)
+    if not events and not deps.long_term().get(user_id, [full]):
+        raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
+    return events
+
+
+@dataclass(frozen=True)
+class Restored:
+    memory: Memory
+    was: str  # the status it had: superseded (or merged), disputed
+
+
+def restore_memory(deps: Deps, user_id: str, memory_id: str) -> Restored:
+    """Bring back a superseded or merged memory (or a disputed one, accepting it without retiring anything): it
+    is active again and recalled. What superseded it stays active too; the user can forget either."""
+    full = resolve_id(deps, user_id, memory_id)
+    ltm = deps.long_term()
+    memory = ltm.get(user_id, [full])[0]
+    if memory.status == "active":
+        raise InvalidInputError(f"memory {full} is already active: nothing to restore")
+    ltm.reactivate(user_id, full)
+    was: str = memory.status
+    try:
+        if memory.status == "superseded" and any(e.event == "merged" and e.memory_id == full
+                                                 for e in deps.events().history(user_id, full)):
+            was = "merged"
+    except ServiceUnavailableError as exc:
+        log.warning("memory history unavailable: %s", exc)
+    record(deps, MemoryEvent(user_id=user_id, memory_id=full, event="restored", text=memory.text,
+                             related_id=memory.superseded_by or memory.conflicts_with, reason=f"was {was}"))
+    return Restored(memory.model_copy(update={"status": "active", "invalid_at": None, "superseded_by": None,
+                                              "conflicts_with": None}), was)
+
+
+def resolve_disputed(ltm: LongTermMemory, user_id: str, memory_id: str, choice: Choice, now_ms: int,
+                     events: MemoryEvents | None = None) -> str:
+    """Settle a disputed memory: "yes" (active; what it contradicted is superseded), "no" (deleted) or "both"
+    (active, and what it contradicted stays active). Returns "accepted", "rejected", "kept both" or "gone"
+    (reviewed or forgotten elsewhere meanwhile). Each outcome is recorded in the history when ``events``."""
     found = ltm.get(user_id, [memory_id])
     if not found:
         return "gone"
     memory = found[0]
-    if not accept:
+    rows: list[MemoryEvent] = []
+    at = event_at(now_ms)
+    if choice == "no":
         ltm.delete_ids(user_id, [memory.id])
-        return "rejected"
-    try:
-        ltm.set_status(user_id, memory.id, "active", now_ms)
-    except NotFoundError:
-        return "gone"
-    if memory.conflicts_with and ltm.get(user_id, [memory.conflicts_with]):
-        ltm.supersede(user_id, memory.conflicts_with, memory.id, now_ms)
-    return "accepted"
+        rows.append(MemoryEvent(at=at, user_id=user_id, memory_id=memory.id, event="rejected", text=memory.text,
+                                related_id=memory.conflicts_with, reason="the user said no"))
+        outcome = "rejected"
+    else:
+        try:
+            ltm.reactivate(user_id, memory.id)
+        except NotFoundError:
+            return "gone"
+        other = memory.conflicts_with
+        if choice == "yes":
+            rows.append(MemoryEvent(at=at, user_id=user_id, memory_id=memory.id, event="accepted", text=memory.text,
+                                    related_id=other, reason="the user said yes"))
+            if other and ltm.get(user_id, [other]):
+                old = ltm.supersede(user_id, other, memory.id, now_ms)
+                rows.append(MemoryEvent(at=at, user_id=user_id, memory_id=other, event="superseded", text=old.text,
+                                        related_id=memory.id, reason="the user kept the newer memory"))
+            outcome = "accepted"
+        else:
+            rows.append(MemoryEvent(at=at, user_id=user_id, memory_id=memory.id, event="kept_both",
+                                    text=memory.text, related_id=other, reason="the user kept both"))
+            outcome = "kept both"
+    if events is not None:
+        try:
+            events.record(rows)
+        except ServiceUnavailableError as exc:
+            log.warning("memory history not recorded: %s", exc)
+    return outcome
 
 
 def export_lines(deps: Deps, user_id: str) -> Iterator[str]:

@@ -14,9 +14,10 @@ from typing import Any, Protocol, TypeVar
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_openai import ChatOpenAI
+from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, SecretStr
 
 from graph.settings import Settings
@@ -153,18 +154,20 @@ def invoke(model: BaseChatModel, messages: Sequence[BaseMessage], *, tools: Sequ
 
 
 def invoke_structured(model: BaseChatModel, messages: Sequence[BaseMessage], schema: type[T], *,
-                      what: str = "verifier") -> tuple[T | None, AIMessage | None]:
+                      what: str = "verifier", internal: bool = True) -> tuple[T | None, AIMessage | None]:
     """``(parsed, raw reply)``; ``parsed`` is ``None`` when the reply is not valid for ``schema``.
 
     OpenAI-compatible servers get a JSON-schema response format (llama.cpp constrains its grammar with it);
-    other chat models get the schema as a forced tool.
+    other chat models get the schema as a forced tool. ``internal`` calls (extraction, verification, summaries)
+    are tagged so LangGraph leaves their tokens out of the ``messages`` stream a chat UI shows.
     """
     if isinstance(model, ChatOpenAI):
         runnable = model.with_structured_output(schema, method="json_schema", include_raw=True)
     else:
         runnable = model.with_structured_output(schema, include_raw=True)
+    config: RunnableConfig = {"tags": [TAG_NOSTREAM]} if internal else {}
     try:
-        out = runnable.invoke(list(messages))
+        out = runnable.invoke(list(messages), config)
     except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError):
         return None, None  # the reply was cut at the output cap (or filtered) before the JSON closed
     except openai.OpenAIError as exc:

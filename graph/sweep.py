@@ -19,7 +19,7 @@ from graph.deps import Deps
 from memory.archive import Summarizer, archive_session
 from memory.edge import EdgeClient
 from memory.errors import InvalidInputError, PalaceError
-from nodes.archive import ledger_usage, make_summarizer
+from nodes.archive import ledger_usage, make_summarizer, record_archived
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> Sw
         try:
             done = archive_session(deps.short_term(), deps.long_term(), deps.embeddings,
                                    _recording(deps, user, session), user, session, drain=True,
-                                   max_batches=1000)
+                                   max_batches=1000, on_written=record_archived(deps, "sweep"))
         except PalaceError as exc:  # the batch stays pending; the next sweep (or turn) retries it
             result.errors.append(f"{user}/{session}: {exc}")
             continue

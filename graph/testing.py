@@ -106,10 +106,13 @@ class ScriptedBrain:
         if "Extraction" in tools:
             return tool_call("Extraction", {"memories": [{"text": s, "when": ""} for s in self.statements(
                 _between(prompt, "message"))]})
-        if "VerifierVerdict" in tools:
+        if "VerifierVerdicts" in tools:
             existing = [re.sub(r"^\d+\.\s*", "", line) for line in _between(prompt, "existing").splitlines()]
-            decision, number = self.verifier(_between(prompt, "new"), existing)
-            return tool_call("VerifierVerdict", {"decision": decision, "existing": number, "reason": "scripted"})
+            verdicts = []
+            for n, line in enumerate(_between(prompt, "new").splitlines(), 1):
+                decision, number = self.verifier(re.sub(r"^\d+\.\s*", "", line), existing)
+                verdicts.append({"candidate": n, "decision": decision, "existing": number, "reason": "scripted"})
+            return tool_call("VerifierVerdicts", {"verdicts": verdicts})
         if "Summary" in tools:
             items = []
             for line in _between(prompt, "conversation").splitlines():

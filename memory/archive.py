@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from langchain_core.embeddings import Embeddings
 
 from memory.errors import InvalidInputError
-from memory.long_term import LongTermMemory, Memory, memory_id
+from memory.junk import normalized
+from memory.long_term import STATUSES, LongTermMemory, Memory, memory_id
 from memory.short_term import ArchiveBatch, Entry, ShortTermMemory
 
 
@@ -58,9 +59,11 @@ class ArchiveResult:
 
 
 def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
-                    user_id: str, session_id: str, *, max_batches: int = 10, drain: bool = False) -> ArchiveResult:
+                    user_id: str, session_id: str, *, max_batches: int = 10, drain: bool = False,
+                    on_written: Callable[[Sequence[Memory]], None] | None = None) -> ArchiveResult:
     """Archive while the session is over the threshold (or a batch is pending), at most ``max_batches``;
-    ``drain`` archives every entry (an idle session whose TTL would otherwise drop them)."""
+    ``drain`` archives every entry (an idle session whose TTL would otherwise drop them). ``on_written`` gets
+    each batch's memories once they are stored (the history records them)."""
     batches = entries = memories = recovered = 0
     for _ in range(max_batches):
         batch = stm.claim(user_id, session_id, drain=drain)
@@ -72,18 +75,33 @@ def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embed
             stm.release(batch)  # stays pending: the next access retries it
             raise
         stm.ack(batch)
+        if on_written is not None and written:
+            on_written(written)
         batches += 1
         entries += len(batch.entries)
-        memories += written
+        memories += len(written)
         recovered += batch.recovered
     return ArchiveResult(batches, entries, memories, recovered)
 
 
-def _archive_batch(ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer, batch: ArchiveBatch) -> int:
+def _archive_batch(ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
+                   batch: ArchiveBatch) -> list[Memory]:
     drafts = list(summarize(batch.entries))
     mems = batch_memories(batch, drafts)
     vectors = embeddings.embed_documents([m.text for m in mems]) if mems else []
+    kept = [(m, v) for m, v in zip(mems, vectors, strict=True) if not _already_stored(ltm, m, v)]
     # An interrupted earlier attempt may have written a different number of memories for these entries.
     ltm.delete_by_origin(batch.user_id, batch_origin(batch))
-    ltm.upsert(mems, vectors)
-    return len(mems)
+    ltm.upsert([m for m, _ in kept], [v for _, v in kept])
+    return [m for m, _ in kept]
+
+
+def _already_stored(ltm: LongTermMemory, memory: Memory, vector: Sequence[float]) -> bool:
+    """The user already has this text (as a memory's text or the message it came from), written by something
+    else than this batch: the turn that heard it, or an earlier archive."""
+    text = normalized(memory.text)
+    for hit in ltm.search(memory.user_id, vector, limit=3, statuses=STATUSES):
+        other = hit.memory
+        if other.origin != memory.origin and text in (normalized(other.text), normalized(other.detail)):
+            return True
+    return False

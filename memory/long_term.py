@@ -267,6 +267,15 @@ class LongTermMemory:
             self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
         return memory.model_copy(update=changes)
 
+    def reactivate(self, user_id: str, memory_id_: str) -> Memory:
+        """Make a superseded, merged or disputed memory active again (``palace memories restore``)."""
+        memory = self._get_one(user_id, memory_id_)
+        changes: dict[str, Any] = {"status": "active", "invalid_at": None, "superseded_by": None,
+                                   "conflicts_with": None}
+        with self._io():
+            self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
+        return memory.model_copy(update=changes)
+
     def set_weight(self, user_id: str, memory_id_: str, weight: float) -> Memory:
         """Set the decay weight (2.0: the user marked it important)."""
         if not weight > 0:

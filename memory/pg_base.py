@@ -74,6 +74,23 @@ MIGRATIONS: list[str] = [
         CHECK (baseline_prompt_tokens >= 0);
     ALTER TABLE palace_usage ADD COLUMN IF NOT EXISTS baseline_cost_usd numeric(14, 8) NOT NULL DEFAULT 0;
     """,
+    # 6: every change to a memory (created, merged, superseded, disputed, accepted, ...), with the verdict and why
+    """
+    CREATE TABLE IF NOT EXISTS palace_memory_events (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        user_id text NOT NULL,
+        memory_id text NOT NULL,
+        event text NOT NULL,
+        text text NOT NULL DEFAULT '',
+        related_id text,
+        decision text,
+        reason text NOT NULL DEFAULT '',
+        origin text NOT NULL DEFAULT ''
+    );
+    CREATE INDEX IF NOT EXISTS palace_memory_events_memory ON palace_memory_events (user_id, memory_id, id);
+    CREATE INDEX IF NOT EXISTS palace_memory_events_related ON palace_memory_events (user_id, related_id);
+    """,
 ]
 
 MIGRATION_LOCK_ID = 0x70616C616365  # "palace"
@@ -114,6 +131,18 @@ DELETE_OUTBOX_ROW = "DELETE FROM palace_outbox WHERE id = %s"
 FAIL_OUTBOX_ROW = "UPDATE palace_outbox SET attempts = attempts + 1, last_error = %s WHERE id = %s"
 COUNT_OUTBOX = "SELECT count(*) FROM palace_outbox {where}"
 DELETE_USER_OUTBOX = "DELETE FROM palace_outbox WHERE user_id = %s"
+
+EVENT_COLUMNS = "at, user_id, memory_id, event, text, related_id, decision, reason, origin"
+INSERT_MEMORY_EVENT = """
+INSERT INTO palace_memory_events (at, user_id, memory_id, event, text, related_id, decision, reason, origin)
+VALUES (coalesce(%s, now()), %s, %s, %s, %s, %s, %s, %s, %s)"""
+SELECT_MEMORY_EVENTS = f"""
+SELECT {EVENT_COLUMNS} FROM palace_memory_events
+WHERE user_id = %s AND (memory_id = %s OR related_id = %s) ORDER BY id"""
+SELECT_EVENT_IDS = """
+SELECT DISTINCT memory_id FROM palace_memory_events WHERE user_id = %s AND memory_id LIKE %s LIMIT 20"""
+DELETE_MEMORY_EVENTS = "DELETE FROM palace_memory_events WHERE user_id = %s AND memory_id = ANY(%s)"
+DELETE_USER_MEMORY_EVENTS = "DELETE FROM palace_memory_events WHERE user_id = %s"
 
 
 def select_tasks(*, session: bool, status: bool) -> str:

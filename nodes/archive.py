@@ -24,7 +24,10 @@ from graph.deps import Deps
 from graph.models import describe, invoke_structured, usage_of
 from graph.state import State
 from memory.archive import MemoryDraft, Summarizer, archive_session
-from memory.errors import PalaceError
+from memory.errors import PalaceError, ServiceUnavailableError
+from memory.events import MemoryEvent
+from memory.junk import junk_reason, normalized, statements
+from memory.long_term import Memory
 from memory.short_term import Entry
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -59,16 +62,19 @@ def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo,
     def weight(text: str) -> float:
         return important_weight if marks_important(text) else 1.0
 
-    if summary is None:
-        return [MemoryDraft(text=truncate_tokens(e.content, max_tokens, encoding), detail=e.content,
-                            event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), e.content),
+    if summary is None:  # each user message's statements (questions, greetings and thanks left out)
+        kept = [(e, statements(e.content)) for e in entries if e.role == "user"]
+        return [MemoryDraft(text=truncate_tokens(said, max_tokens, encoding), detail=e.content,
+                            event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), said),
                             decay_weight=weight(e.content))
-                for e in entries if e.role == "user"]
+                for e, said in kept if said]
     drafts = []
+    seen: set[str] = set()
     for item in summary.memories:
         text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
-        if not text:
+        if not text or junk_reason(text) or normalized(text) in seen:
             continue
+        seen.add(normalized(text))
         source = entries[item.entry - 1] if 1 <= item.entry <= len(entries) else entries[-1]
         at = datetime.fromtimestamp(source.ts / 1000, tz)
         drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time_ms(at, item.when, item.text),
@@ -104,6 +110,20 @@ def ledger_usage(deps: Deps, user_id: str, session_id: str, node: str) -> Callab
     return on_usage
 
 
+def record_archived(deps: Deps, node: str) -> Callable[[Sequence[Memory]], None]:
+    """``archive_session``'s ``on_written``: a "created" event per archived memory (a warning if PostgreSQL is
+    down: the memories are stored, only their history line is missing)."""
+    def on_written(memories: Sequence[Memory]) -> None:
+        try:
+            deps.events().record([MemoryEvent(user_id=m.user_id, memory_id=m.id, event="created", text=m.text,
+                                              reason=f"archived from short-term memory ({node})", origin=m.origin)
+                                  for m in memories])
+        except ServiceUnavailableError as exc:
+            log.warning("memory history not recorded for %d archived memories: %s", len(memories), exc)
+
+    return on_written
+
+
 def make_archive(deps: Deps) -> Any:
     def archive(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         if not state.get("needs_archive"):
@@ -115,7 +135,7 @@ def make_archive(deps: Deps) -> Any:
                                     ledger_usage(deps, turn["user_id"], turn["session_id"], "archive"))
         try:
             result = archive_session(deps.short_term(), deps.long_term(), deps.embeddings, summarize,
-                                     turn["user_id"], turn["session_id"])
+                                     turn["user_id"], turn["session_id"], on_written=record_archived(deps, "archive"))
         except PalaceError as exc:
             # The batch stays pending in short-term memory and is retried on the session's next turn.
             log.warning("archive postponed: %s", exc)

@@ -1,6 +1,6 @@
 """confirm: a disputed memory waits for the user. LangGraph ``interrupt()`` asks (Studio shows the question);
-resuming with yes makes it active and retires what it contradicted, no deletes it, anything else leaves it
-disputed for ``palace memories review``."""
+resuming with yes makes it active and retires what it contradicted, no deletes it, both keeps the two as separate
+memories. Any other answer asks again: the question stays pending until it gets one of the three."""
 
 from __future__ import annotations
 
@@ -12,30 +12,35 @@ from langgraph.types import interrupt
 import prompts
 from graph.context import Context
 from graph.deps import Deps
-from graph.manage import resolve_disputed
+from graph.manage import Choice, resolve_disputed
 from graph.state import State
 from nodes._turn import context_of, turn_of
 
-_YES = frozenset({"yes", "y", "true", "ok", "okay", "confirm", "accept", "keep", "是", "是的", "对", "好", "确认",
-                  "保留", "要"})
-_NO = frozenset({"no", "n", "false", "reject", "discard", "drop", "否", "不", "不是", "不对", "拒绝", "不要", "删除"})
+_YES = frozenset({"yes", "y", "true", "ok", "okay", "confirm", "accept", "keep new", "new", "replace", "是", "是的",
+                  "对", "好", "确认", "替换", "用新的", "新的"})
+_NO = frozenset({"no", "n", "false", "reject", "discard", "drop", "keep old", "old", "否", "不", "不是", "不对", "拒绝",
+                 "不要", "删除", "旧的", "保留旧的"})
+_BOTH = frozenset({"both", "keep both", "b", "all", "两个都要", "都要", "都保留", "两个都保留", "都对", "都"})
+ANSWERS = "yes, no or both"
 
 
-def parse_confirmation(value: object) -> bool | None:
-    """True / False for a yes / no answer (English or Chinese, bool, or {"accept": bool}); None otherwise."""
+def parse_confirmation(value: object) -> Choice | None:
+    """"yes" / "no" / "both" for an answer in English or Chinese (a bool, or {"answer": ...}); None otherwise."""
     if isinstance(value, bool):
-        return value
+        return "yes" if value else "no"
     if isinstance(value, dict):
-        for key in ("accept", "confirm", "answer"):
+        for key in ("answer", "choice", "accept", "confirm"):
             if key in value:
                 return parse_confirmation(value[key])
         return None
     if isinstance(value, str):
-        word = value.strip().strip(".!。！").lower()
+        word = " ".join(value.strip().strip(".!。！").lower().split())
         if word in _YES:
-            return True
+            return "yes"
         if word in _NO:
-            return False
+            return "no"
+        if word in _BOTH:
+            return "both"
     return None
 
 
@@ -56,14 +61,18 @@ def make_confirm(deps: Deps) -> Any:
             else:
                 question = prompts.render("confirm_unchecked", {"new": new},
                                           override=ctx.prompts.get("confirm_unchecked"))
-            answer = interrupt({"kind": "confirm_memory", "question": question, "memory_id": v["memory_id"],
-                                "text": new, "conflicts_with": v["target"], "conflicts_with_text": v["target_text"],
-                                "reason": v["reason"]})
-            accepted = parse_confirmation(answer)
-            outcome = "left disputed"
-            if accepted is not None:  # "gone": reviewed or forgotten elsewhere in the meantime
-                outcome = resolve_disputed(ltm, turn["user_id"], v["memory_id"], accepted, turn["now_ms"])
-            results.append({"memory_id": v["memory_id"], "text": new, "answer": answer, "outcome": outcome})
+            ask = {"kind": "confirm_memory", "question": question, "memory_id": v["memory_id"], "text": new,
+                   "conflicts_with": v["target"], "conflicts_with_text": v["target_text"], "reason": v["reason"],
+                   "answers": ["yes", "no", "both"] if v["target_text"] else ["yes", "no"]}
+            answer = interrupt(ask)
+            choice = parse_confirmation(answer)
+            while choice is None:  # not an answer: ask again (the question stays pending)
+                answer = interrupt({**ask, "question": f"Please answer {ANSWERS}. {question}"})
+                choice = parse_confirmation(answer)
+            outcome = resolve_disputed(ltm, turn["user_id"], v["memory_id"], choice, turn["now_ms"],
+                                       events=deps.events())
+            results.append({"memory_id": v["memory_id"], "text": new, "other": v["target_text"], "answer": answer,
+                            "outcome": outcome})
         return {"confirmations": results}
 
     return confirm

@@ -1,6 +1,12 @@
-"""fact_check: candidate memories from the user's message, each checked by the verifier against the most
-similar stored memories: add | duplicate | update | conflict. A verdict that cannot be parsed, or that names a
-memory that was not offered, makes the candidate ``unverified`` (stored as disputed, never silently trusted)."""
+"""fact_check: candidate memories from the user's message, checked by the verifier against the most similar stored
+memories in one call: add | duplicate | update | conflict.
+
+Model output is untrusted input (STYLE.md rule 17). Candidates pass the junk gate (questions, greetings, thanks,
+small talk and content-free text are never memories, whatever the extractor said); verdicts pass the gates of
+``memory/gates.py`` (a duplicate must say the same thing, an update or conflict must be about the same thing); a
+verdict that fails its gate, cannot be parsed or names a memory it was not shown becomes ``add``. A fact the user
+stated is never dropped or hidden because a model said so.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +24,10 @@ import prompts
 from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke_structured, usage_of
-from graph.state import Candidate, Decision, State, Usage, Verdict
+from graph.state import Candidate, State, Usage, Verdict
 from memory.errors import ServiceUnavailableError
+from memory.gates import GateConfig, gate
+from memory.junk import junk_reason, normalized, statements
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -31,14 +39,9 @@ _IMPORTANT = re.compile(r"\b(important|remember (this|that)|don'?t forget|never 
                         re.IGNORECASE)
 
 
-_QUESTION = re.compile(r"[?？]\s*$|^\s*(what|where|when|who|which|how|why|do|did|does|is|are|can)\b|吗\s*$",
-                       re.IGNORECASE)
-
-
 class ExtractedMemory(BaseModel):
     text: str = Field(description="one short sentence about the user")
     when: str = Field(default="", description="the time expression as written, or empty")
-    important: bool = Field(default=False, description="the user asked to remember it or said it matters")
 
 
 class Extraction(BaseModel):
@@ -47,12 +50,19 @@ class Extraction(BaseModel):
     memories: list[ExtractedMemory] = Field(default_factory=list)
 
 
-class VerifierVerdict(BaseModel):
+class CandidateVerdict(BaseModel):
     """The verifier's decision on one new memory."""
 
+    candidate: int = Field(description="number of the new memory")
     decision: Literal["add", "duplicate", "update", "conflict"]
     existing: int = Field(default=0, description="number of the existing memory; 0 for add")
     reason: str = ""
+
+
+class VerifierVerdicts(BaseModel):
+    """One verdict per new memory."""
+
+    verdicts: list[CandidateVerdict] = Field(default_factory=list)
 
 
 def marks_important(text: str) -> bool:
@@ -62,27 +72,68 @@ def marks_important(text: str) -> bool:
 
 def candidates_from(extraction: Extraction, message: str, now: datetime, *, important: bool, max_tokens: int,
                     encoding: str) -> list[Candidate]:
+    """The extractor's memories that pass the junk gate, cut to a memory's length, without repeats. Importance
+    comes from the user (the turn's flag or "remember this"), never from the extractor."""
     seen: set[str] = set()
     out: list[Candidate] = []
     for item in extraction.memories:
         text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
-        if not text or text.lower() in seen:
+        if not text or normalized(text) in seen or junk_reason(text):
             continue
-        seen.add(text.lower())
+        seen.add(normalized(text))
         out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, item.when, item.text),
-                             important=important or item.important))
+                             important=important))
     return out
 
 
-def judge(verdict: VerifierVerdict | None, neighbours: Sequence[Hit]) -> tuple[Decision, Hit | None, str]:
-    """(decision, the existing memory it refers to, reason); anything not understood is 'unverified'."""
-    if verdict is None:
-        return "unverified", None, "the verifier's answer could not be parsed"
-    if verdict.decision == "add":
-        return "add", None, verdict.reason
-    if not 1 <= verdict.existing <= len(neighbours):
-        return "unverified", None, f"the verifier named memory {verdict.existing}, which was not offered"
-    return verdict.decision, neighbours[verdict.existing - 1], verdict.reason
+def fallback_extraction(message: str) -> Extraction:
+    """When the extractor gave nothing parseable: the message's statements (its junk sentences left out)."""
+    kept = statements(message)
+    return Extraction(memories=[ExtractedMemory(text=kept)] if kept else [])
+
+
+def _verdict(cand: Candidate, new_id: str, decision: str, target: Hit | None, reason: str, *, said: str = "",
+             note: str = "") -> Verdict:
+    v = Verdict(candidate=cand, decision="add", memory_id=new_id, target=None, target_text=None, reason=reason)
+    if decision in ("duplicate", "update", "conflict") and target is not None:
+        v["decision"] = decision  # type: ignore[typeddict-item]
+        v["target"] = target.memory.id
+        v["target_text"] = target.memory.text
+    if said:
+        v["said"] = said
+    if note:
+        v["note"] = note
+    return v
+
+
+def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: Sequence[str],
+              neighbours: Sequence[Sequence[Hit]], numbered: Sequence[Hit], gates: GateConfig) -> list[Verdict]:
+    """Each candidate's verdict after the gates. ``numbered`` is the list of existing memories the verifier saw
+    (1-based); a candidate may only be judged against its own neighbours (the cosine the gates need)."""
+    given: dict[int, CandidateVerdict] = {}
+    for v in parsed.verdicts if parsed else []:
+        given.setdefault(v.candidate, v)  # the first verdict for a candidate counts
+    out: list[Verdict] = []
+    for i, (cand, new_id, near) in enumerate(zip(cands, ids, neighbours, strict=True), 1):
+        found = given.get(i)
+        if found is None:
+            why = "the verifier's answer could not be parsed" if parsed is None else "the verifier gave no verdict"
+            out.append(_verdict(cand, new_id, "add", None, f"{why}: stored unchecked"))
+            continue
+        v = found
+        if v.decision == "add":
+            out.append(_verdict(cand, new_id, "add", None, v.reason, said="add"))
+            continue
+        target = numbered[v.existing - 1] if 1 <= v.existing <= len(numbered) else None
+        own = next((h for h in near if target is not None and h.memory.id == target.memory.id), None)
+        if own is None:
+            out.append(_verdict(cand, new_id, "add", None, v.reason, said=v.decision,
+                                note=f"the verifier named memory {v.existing}, which is not one this memory was "
+                                     "compared with"))
+            continue
+        g = gate(v.decision, v.reason, cand["text"], own.memory.text, own.cosine, gates)
+        out.append(_verdict(cand, new_id, g.decision, own, v.reason, said=v.decision, note=g.note))
+    return out
 
 
 def make_fact_check(deps: Deps) -> Any:
@@ -94,61 +145,69 @@ def make_fact_check(deps: Deps) -> Any:
         usage: list[Usage] = list(state.get("usage", []))
         overrides = ctx.prompts
         when = now.strftime("%Y-%m-%d %H:%M %Z")
+        message = turn["message"]
+        if junk_reason(message):  # a question, a greeting, thanks: nothing to remember, no model call
+            return {"verdicts": [], "usage": usage}
 
         extractor = deps.models.chat(ctx.chat_model)
-        request = [HumanMessage(prompts.render("extract", {"now": when, "message": turn["message"]},
+        request = [HumanMessage(prompts.render("extract", {"now": when, "message": message},
                                                override=overrides.get("extract")))]
         extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
         p, c = usage_of(raw, request, s.token_encoding)
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
         if extraction is None:
-            if _QUESTION.search(turn["message"]):
-                return {"verdicts": [], "usage": usage}
-            # Nothing parseable came back: keep the statement itself (cut to a memory's length), never drop it.
-            log.warning("memory extraction returned no parseable result; storing the message as one memory")
-            extraction = Extraction(memories=[ExtractedMemory(text=turn["message"])])
-        important = bool(state.get("important")) or marks_important(turn["message"])
-        cands = candidates_from(extraction, turn["message"], now, important=important,
+            log.warning("memory extraction returned no parseable result; keeping the message's statements")
+            extraction = fallback_extraction(message)
+        important = bool(state.get("important")) or marks_important(message)
+        cands = candidates_from(extraction, message, now, important=important,
                                 max_tokens=s.memory_max_tokens, encoding=s.token_encoding)
         if not cands:
             return {"verdicts": [], "usage": usage}
 
+        ids = [memory_id(turn["user_id"], f"turn:{turn['id']}:{i}") for i in range(len(cands))]
         vectors = deps.embeddings.embed_documents([c["text"] for c in cands])
-        verifier = deps.models.verifier(ctx.verifier_model)
-        verdicts: list[Verdict] = []
-        unavailable: str | None = None
-        for i, (cand, vector) in enumerate(zip(cands, vectors, strict=True)):
-            new_id = memory_id(turn["user_id"], f"turn:{turn['id']}:{i}")
-            neighbours: list[Hit] = []
-            if unavailable is None:
-                try:
-                    neighbours = deps.long_term().search(turn["user_id"], vector, limit=s.verify_neighbors)
-                except ServiceUnavailableError as exc:
-                    if exc.service != "Qdrant":
-                        raise
-                    unavailable = str(exc)
-                    log.warning("fact-check without neighbours: %s", exc)
-            if unavailable is not None:  # kept, not checked: it waits in the outbox with the others
-                verdicts.append(Verdict(candidate=cand, decision="add", memory_id=new_id, target=None,
-                                        target_text=None, reason=f"not checked: {unavailable}"))
-                continue
-            if not neighbours:  # nothing to compare with: no verifier call, no tokens spent
-                verdicts.append(Verdict(candidate=cand, decision="add", memory_id=new_id, target=None,
-                                        target_text=None, reason="nothing similar is stored"))
-                continue
-            existing = "\n".join(f"{n}. {h.memory.text}" for n, h in enumerate(neighbours, 1))
-            ask = [HumanMessage(prompts.render("verify", {"now": when, "existing": existing,
-                                                          "candidate": cand["text"]},
-                                               override=overrides.get("verify")))]
-            verdict, raw = invoke_structured(verifier, ask, VerifierVerdict, what="verifier")
-            p, c = usage_of(raw, ask, s.token_encoding)
+        try:
+            ltm = deps.long_term()
+            near = [ltm.search(turn["user_id"], v, limit=s.verify_neighbors) for v in vectors]
+        except ServiceUnavailableError as exc:
+            if exc.service != "Qdrant":
+                raise
+            # kept, not checked: they wait in the outbox with the turn's other writes
+            log.warning("fact-check without neighbours: %s", exc)
+            return {"verdicts": [_verdict(c, i, "add", None, f"not checked: {exc}") for c, i in zip(cands, ids,
+                                                                                                     strict=True)],
+                    "usage": usage}
+
+        verdicts: dict[int, Verdict] = {}
+        ask: list[int] = []
+        for n, (cand, hits) in enumerate(zip(cands, near, strict=True)):
+            same = next((h for h in hits if normalized(h.memory.text) == normalized(cand["text"])), None)
+            if same is not None:  # said before, word for word: a duplicate without asking anyone
+                verdicts[n] = _verdict(cand, ids[n], "duplicate", same, "the same text is already stored")
+            elif not hits:  # nothing to compare with: no verifier call, no tokens spent
+                verdicts[n] = _verdict(cand, ids[n], "add", None, "nothing similar is stored")
+            else:
+                ask.append(n)
+        if ask:
+            numbered: list[Hit] = []
+            for n in ask:
+                for h in near[n]:
+                    if all(h.memory.id != k.memory.id for k in numbered):
+                        numbered.append(h)
+            existing = "\n".join(f"{k}. {h.memory.text}" for k, h in enumerate(numbered, 1))
+            listed = "\n".join(f"{k}. {cands[n]['text']}" for k, n in enumerate(ask, 1))
+            verifier = deps.models.verifier(ctx.verifier_model)
+            request = [HumanMessage(prompts.render("verify", {"now": when, "existing": existing,
+                                                              "candidates": listed},
+                                                   override=overrides.get("verify")))]
+            parsed, raw = invoke_structured(verifier, request, VerifierVerdicts, what="verifier")
+            p, c = usage_of(raw, request, s.token_encoding)
             usage.append(Usage(node="fact_check.verify", model=describe(verifier)[0], prompt_tokens=p,
                                completion_tokens=c))
-            decision, target, reason = judge(verdict, neighbours)
-            verdicts.append(Verdict(candidate=cand, decision=decision,
-                                    memory_id=new_id, target=target.memory.id if target else None,
-                                    target_text=target.memory.text if target else None, reason=reason))
-        return {"verdicts": verdicts, "usage": usage}
+            judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [near[n] for n in ask],
+                               numbered, deps.gates())
+            verdicts.update(zip(ask, judged, strict=True))
+        return {"verdicts": [verdicts[n] for n in range(len(cands))], "usage": usage}
 
     return fact_check

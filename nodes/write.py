@@ -18,15 +18,19 @@ from graph.state import State, Verdict
 from memory import outbox
 from memory.attribution import used_memories
 from memory.errors import ServiceUnavailableError
+from memory.events import MemoryEvent, event_at
 from memory.long_term import Memory, Status
 from memory.tokens import PER_MESSAGE, count_tokens
 from nodes._turn import final_answer, turn_of
 
 log = logging.getLogger(__name__)
-STATUS_OF: dict[str, Status] = {"add": "active", "update": "active", "conflict": "disputed", "unverified": "disputed"}
+STATUS_OF: dict[str, Status] = {"add": "active", "update": "active", "conflict": "disputed", "unverified": "disputed",
+                                "duplicate": "superseded"}
 
 
 def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_weight: float) -> list[Memory]:
+    """Every candidate is written: added and updating ones active, conflicting ones disputed, and duplicates as
+    merged (superseded by the memory they repeat), so ``palace memories restore`` can bring any of them back."""
     return [
         Memory(id=v["memory_id"], text=v["candidate"]["text"], detail=v["candidate"]["detail"],
                user_id=turn["user_id"], session_id=turn["session_id"], timestamp=turn["now_ms"],
@@ -34,9 +38,47 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
                decay_weight=important_weight if v["candidate"]["important"] else 1.0,
                status=STATUS_OF[v["decision"]],
                conflicts_with=v["target"] if v["decision"] == "conflict" else None,
+               superseded_by=v["target"] if v["decision"] == "duplicate" else None,
+               invalid_at=turn["now_ms"] if v["decision"] == "duplicate" else None,
                source=[turn["id"]], origin=f"turn:{turn['id']}")
         for v in verdicts if v["decision"] in STATUS_OF
     ]
+
+
+def verdict_events(verdicts: list[Verdict], turn: dict[str, Any]) -> list[MemoryEvent]:
+    """The history rows of a turn's verdicts: what was created, merged, superseded or disputed, and why."""
+    at = event_at(turn["now_ms"])
+    origin = f"turn:{turn['id']}"
+    events: list[MemoryEvent] = []
+    for v in verdicts:
+        why = "; ".join(x for x in (v["reason"], v.get("note", "")) if x)
+        said = v.get("said") or v["decision"]
+        common = {"at": at, "user_id": turn["user_id"], "decision": said, "reason": why, "origin": origin}
+        text = v["candidate"]["text"]
+        if v["decision"] == "duplicate":
+            events.append(MemoryEvent(memory_id=v["memory_id"], event="merged", text=text, related_id=v["target"],
+                                      **common))
+        elif v["decision"] == "conflict":
+            events.append(MemoryEvent(memory_id=v["memory_id"], event="disputed", text=text,
+                                      related_id=v["target"], **common))
+        else:
+            events.append(MemoryEvent(memory_id=v["memory_id"], event="created", text=text, **common))
+            if v["decision"] == "update" and v["target"]:
+                events.append(MemoryEvent(memory_id=v["target"], event="superseded", text=v["target_text"] or "",
+                                          related_id=v["memory_id"], **common))
+    return events
+
+
+def record_events(deps: Deps, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Record memory events; returns the rows PostgreSQL did not take (kept in the thread, retried next turn)."""
+    if not rows:
+        return []
+    try:
+        deps.events().record([MemoryEvent(**r) for r in rows])
+    except ServiceUnavailableError:
+        log.warning("memory history unavailable: %d events kept for the next turn", len(rows))
+        return rows
+    return []
 
 
 def record_usage(deps: Deps, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,6 +125,7 @@ def make_write(deps: Deps) -> Any:
                 ops.append(outbox.supersede_op(v["target"], v["memory_id"], now_ms))
             if v["decision"] == "duplicate" and v["target"] and v["candidate"]["important"]:
                 ops.append(outbox.set_weight_op(v["target"], s.important_weight))
+        events = [*state.get("unrecorded_events", []), *(e.row() for e in verdict_events(verdicts, dict(turn)))]
 
         recalled = state.get("recalled", [])
         used = [recalled[i]["id"] for i in used_memories(answer, [m["text"] for m in recalled])]
@@ -103,11 +146,14 @@ def make_write(deps: Deps) -> Any:
         unrecorded = record_usage(deps, rows)
         if unrecorded:
             degraded["ledger"] = {"unrecorded": len(unrecorded)}
+        unrecorded_events = record_events(deps, events)
+        if unrecorded_events:
+            degraded["history"] = {"unrecorded": len(unrecorded_events)}
 
         # The thread keeps only its recent messages: the session lives in short-term memory, the rest in Qdrant.
         old = state["messages"][:-s.state_messages_keep]
         removals = [RemoveMessage(id=m.id) for m in old if m.id]
         return {"used": used, "needs_archive": needs_archive, "messages": removals, "degraded": degraded,
-                "unrecorded_usage": unrecorded}
+                "unrecorded_usage": unrecorded, "unrecorded_events": unrecorded_events}
 
     return write

@@ -11,11 +11,16 @@ from pathlib import Path
 import psycopg
 import pytest
 import redis
+from hypothesis import settings
 from qdrant_client import QdrantClient
 
 from memory.edge import EdgeClient
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.long_term import Client
+
+# The machines are shared and noisy (2 cores): a per-example deadline fails on a slow moment, not on a bug.
+settings.register_profile("palace", deadline=None)
+settings.load_profile("palace")
 
 EXTERNAL_REDIS = os.environ.get("PALACE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 EXTERNAL_PG = os.environ.get("PALACE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")

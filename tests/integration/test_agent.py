@@ -10,8 +10,10 @@ from zoneinfo import ZoneInfo
 import openai
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.types import Command
 
-from graph.api import search_memories
+from graph.api import compiled, search_memories, thread_id
+from graph.context import Context
 from graph.testing import ScriptedBrain, tool_call
 from memory.errors import InvalidInputError, ServiceUnavailableError
 from tests.integration.agent_harness import Agent, make_agent
@@ -106,34 +108,38 @@ def test_resume_without_pending_confirmation_is_a_clear_error(agent: Agent) -> N
 
 def _garbage_verdict(brain: ScriptedBrain) -> Any:
     def respond(messages: list[BaseMessage], tools: list[str]) -> AIMessage | str:
-        if "VerifierVerdict" in tools:
-            return tool_call("VerifierVerdict", {"decision": "maybe?", "existing": "x"})
+        if "VerifierVerdicts" in tools:
+            return tool_call("VerifierVerdicts", {"verdicts": [{"decision": "maybe?", "existing": "x"}]})
         return brain(messages, tools)
     return respond
 
 
-def test_unparseable_verifier_output_makes_the_candidate_disputed(redis_server_url: str, pg_url: str,
-                                                                 tmp_path: Path, e5: Any) -> None:
+def test_unparseable_verifier_output_keeps_the_fact_active_and_says_so(redis_server_url: str, pg_url: str,
+                                                                      tmp_path: Path, e5: Any) -> None:
     brain = ScriptedBrain()
     for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=_garbage_verdict(brain)):  # type: ignore[arg-type]
         agent.turn("u", "s", "I live in Beijing.")
         told = agent.turn("u", "s", "I work at a bank in Beijing.")
         [verdict] = told.state["verdicts"]
-        assert verdict["decision"] == "unverified"
-        assert told.answer  # the turn still answered
+        assert verdict["decision"] == "add"  # a broken verifier never hides what the user said
+        assert "could not be parsed" in verdict["reason"]
+        assert told.answer and not told.interrupts
         [m] = agent.deps.long_term().get("u", [verdict["memory_id"]])
-        assert m.status == "disputed"
-        assert "could not check" in told.interrupts[0]["question"]
+        assert m.status == "active"
+        [event] = agent.deps.events().history("u", m.id)
+        assert event.event == "created" and "stored unchecked" in event.reason
 
 
-def test_verifier_naming_a_memory_it_was_not_shown_is_unverified(redis_server_url: str, pg_url: str,
-                                                                tmp_path: Path, e5: Any) -> None:
+def test_verifier_naming_a_memory_it_was_not_shown_changes_nothing(redis_server_url: str, pg_url: str,
+                                                                   tmp_path: Path, e5: Any) -> None:
     brain = ScriptedBrain(lambda new, existing: ("update", 99))
     for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=brain):
         agent.turn("u", "s", "I live in Beijing.")
         told = agent.turn("u", "s", "I live in Shanghai.")
-        assert told.state["verdicts"][0]["decision"] == "unverified"
-        assert [m.status for m in agent.deps.long_term().scroll("u", statuses=("active",))] == ["active"]
+        [verdict] = told.state["verdicts"]
+        assert verdict["decision"] == "add" and verdict.get("said") == "update"
+        assert sorted(m.text for m in agent.deps.long_term().scroll("u", statuses=("active",))) == [
+            "I live in Beijing", "I live in Shanghai"]
 
 
 def test_update_supersedes_and_duplicate_bumps(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) -> None:
@@ -150,14 +156,20 @@ def test_update_supersedes_and_duplicate_bumps(redis_server_url: str, pg_url: st
         agent.turn("u", "s", "I work at Alibaba.")
         dup = agent.turn("u", "s", "I work at Alibaba.")
         assert dup.state["verdicts"][0]["decision"] == "duplicate"
-        [m] = list(ltm.scroll("u"))
+        [m] = list(ltm.scroll("u", statuses=("active",)))
         assert m.ref_count >= 1
+        # the duplicate is kept as merged into the memory it repeats: restorable, never recalled
+        [merged] = list(ltm.scroll("u", statuses=("superseded",)))
+        assert merged.superseded_by == m.id and merged.id == dup.state["verdicts"][0]["memory_id"]
+        assert [e.event for e in agent.deps.events().history("u", merged.id)] == ["created", "merged"] or [
+            e.event for e in agent.deps.events().history("u", merged.id)][-1] == "merged"
         upd = agent.turn("u", "s", "I work at Tencent now.")
         v = upd.state["verdicts"][0]
         assert v["decision"] == "update"
         [old] = ltm.get("u", [v["target"]])
         assert old.status == "superseded" and old.superseded_by == v["memory_id"]
         assert texts(agent.turn("u", "t", "Where do I work?"))[0] == "I work at Tencent now"
+        assert "superseded" in [e.event for e in agent.deps.events().history("u", old.id)]
 
 
 def test_important_memory_outranks_an_otherwise_equal_one(agent: Agent) -> None:
@@ -217,14 +229,12 @@ def test_sixty_turns_archive_each_entry_exactly_once_in_batches_of_twenty(agent:
     assert all(b["recovered"] == 0 for b in batches)
     remaining = stm.window("u", "long", 500).entries
     assert len(remaining) == 120 - 80
-    archived = [m for m in agent.deps.long_term().scroll("u") if m.origin.startswith("archive:")]
-    sources = [s for m in archived for s in m.source]
-    # every archived entry has exactly one batch, and nothing still in short-term memory was archived
-    per_batch = {m.origin: tuple(m.source) for m in archived}
-    flat = [s for src in per_batch.values() for s in src]
-    assert len(flat) == len(set(flat)) == 80
-    assert set(sources) == set(flat)
-    assert not set(flat) & {e.id for e in remaining}
+    # each turn already stored its note: the archive summaries repeat them word for word, so none is stored
+    # twice (the archive never writes a text the user already has)
+    memories = list(agent.deps.long_term().scroll("u"))
+    stored = [m.text for m in memories]
+    assert len(stored) == len(set(stored)) == 60
+    assert not [m for m in memories if m.origin.startswith("archive:")]
     # the summariser received each batch once
     assert len(agent.calls("Summary")) == 4
 
@@ -347,9 +357,21 @@ def test_unclear_answer_leaves_it_disputed_and_a_vanished_memory_is_reported(con
     agent.turn("u", "s1", "I live in Beijing.")
     told = agent.turn("u", "s2", "I live in Shanghai.")
     new_id = told.state["verdicts"][0]["memory_id"]
-    assert agent.resume("u", "s2", "maybe").state["confirmations"][0]["outcome"] == "left disputed"
+    with pytest.raises(InvalidInputError, match="yes, no or both"):
+        agent.resume("u", "s2", "maybe")
     [m] = agent.deps.long_term().get("u", [new_id])
     assert m.status == "disputed"
+    # the question is still pending: the graph itself asks again for an answer it does not understand
+    config: Any = {"configurable": {"thread_id": thread_id("u", "s2")}}
+    graph = compiled(agent.deps)
+    graph.invoke(Command(resume="maybe"), config, context=Context(user_id="u", session_id="s2"))
+    [pending] = graph.get_state(config).interrupts
+    assert "Please answer yes, no or both" in pending.value["question"]
+    both = agent.resume("u", "s2", "both")
+    assert both.state["confirmations"][0]["outcome"] == "kept both"
+    assert sorted(x.text for x in agent.deps.long_term().scroll("u", statuses=("active",))) == [
+        "I live in Beijing", "I live in Shanghai"]
+    assert [e.event for e in agent.deps.events().history("u", new_id)][-1] == "kept_both"
     again = agent.turn("u", "s3", "I live in Shenzhen.")
     agent.deps.long_term().delete_ids("u", [again.state["verdicts"][0]["memory_id"]])
     assert agent.resume("u", "s3", "yes").state["confirmations"][0]["outcome"] == "gone"

@@ -58,11 +58,12 @@ def test_used_memories_in_english_and_chinese() -> None:
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    ("yes", True), ("Yes.", True), ("是", True), ("确认", True), (True, True), ({"accept": True}, True),
-    ("no", False), ("否", False), ("不对", False), (False, False), ({"answer": "no"}, False),
-    ("maybe", None), ("", None), (3, None), ({"other": 1}, None),
+    ("yes", "yes"), ("Yes.", "yes"), ("是", "yes"), ("确认", "yes"), (True, "yes"), ({"accept": True}, "yes"),
+    ("no", "no"), ("否", "no"), ("不对", "no"), (False, "no"), ({"answer": "no"}, "no"),
+    ("both", "both"), ("Keep both", "both"), ("都要", "both"), ("两个都保留", "both"), ({"answer": "both"}, "both"),
+    ("maybe", None), ("", None), (3, None), ({"other": 1}, None), ("yes and no", None),
 ])
-def test_parse_confirmation(value: object, expected: bool | None) -> None:
+def test_parse_confirmation(value: object, expected: str | None) -> None:
     assert parse_confirmation(value) is expected
 
 

@@ -1,0 +1,184 @@
+"""Deterministic gates on the verifier's verdicts (pure logic, no model): what a verdict may do to memory.
+
+A model's verdict is untrusted input. ``duplicate`` may merge a candidate into an existing memory only when the
+two say the same thing (cosine at least the embedder's duplicate threshold, the same numbers, and the candidate's
+content words almost all in the existing memory: a duplicate that adds detail is stored). ``update`` and
+``conflict`` may retire or dispute an existing memory only when both are about the same thing: the same slot
+(where the user lives, works, their favourite book, their sister's name, ...) for the same person, or, for facts
+no slot covers, mostly the same content words. A verdict that fails its gate, or whose reason argues for another
+decision, becomes ``add``: both memories stay, nothing is lost.
+
+Thresholds are per embedder (the bundled e5's cosines sit in a narrow band: unrelated sentences score ~0.8);
+``tests/data/gate_pairs.py`` holds the labelled English and Chinese pairs they are calibrated on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.attribution import content_units
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    duplicate_cosine: float  # at least this similar to be the same statement
+    topic_cosine: float  # at least this similar to be about the same thing (with a shared slot or words)
+    duplicate_coverage: float = 0.6  # share of the candidate's content units the existing memory must contain
+    topic_overlap: float = 0.5  # Jaccard of content units when no slot names the subject
+
+
+# Calibrated on tests/data/gate_pairs.py: e5 duplicates >= 0.988, same-thing pairs 0.887-0.972, other 0.773-0.936.
+GATES_BY_EMBEDDER: dict[str, GateConfig] = {
+    "e5": GateConfig(duplicate_cosine=0.97, topic_cosine=0.85),
+}
+# For an embedder that is not calibrated: OpenAI-style models spread cosines widely (unrelated ~0.1-0.3).
+DEFAULT_GATES = GateConfig(duplicate_cosine=0.9, topic_cosine=0.5)
+
+
+def gates_for(embedder: str) -> GateConfig:
+    """The calibrated gates of an embedder (by name: "e5" for the bundled one), else the generic ones."""
+    key = embedder.lower()
+    return next((g for name, g in GATES_BY_EMBEDDER.items() if name in key), DEFAULT_GATES)
+
+
+_PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
+              "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
+              "grandma", "grandpa", "uncle", "aunt", "cousin", "child", "kid", "baby", "fiancé", "fiancee")
+_PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太", "丈夫", "老公", "先生",
+              "儿子", "女儿", "妈妈", "母亲", "爸爸", "父亲", "男朋友", "女朋友", "对象", "老板",
+              "领导", "朋友", "同事", "奶奶", "爷爷", "外婆", "外公", "姥姥", "叔叔", "阿姨",
+              "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫")
+# The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
+# is still about the user.
+_OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s|our)\s+(?:\w+\s+)?("
+                       + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
+_OWNER_ZH = re.compile(r"^\W*(?:\w{1,4}[：:]\s*)?(?:我|用户|他|她)的?("
+                       + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
+
+# slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
+_SLOTS: dict[str, tuple[str, str]] = {
+    "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
+                  r"(?<![记抓顶站忍禁])住|搬到|搬家|定居|老家|家在"),
+    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b", r"工作|上班|就职|任职|职业|单位"),
+    "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
+    "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
+    "age": (r"\b(\d+ years? old|age[ds]?)\b", r"\d+岁|年龄|年纪"),
+    "passport": (r"\bpassport\b", r"护照"),
+    "phone": (r"\b(phone|mobile|cell)\b", r"电话|手机号"),
+    "email": (r"\be-?mail\b", r"邮箱|电子邮件"),
+    "allergy": (r"\ballerg\w*", r"过敏"),
+    "pet": (r"\b(dog|cat|pet|puppy|kitten)s?\b", r"狗|猫|宠物"),
+    "car": (r"\b(car|drives?)\b", r"车"),
+    "school": (r"\b(school|university|college|studies|studying|major)\b", r"学校|大学|读书|专业|上学"),
+}
+_SLOT_RES = {name: (re.compile(en, re.IGNORECASE), re.compile(zh)) for name, (en, zh) in _SLOTS.items()}
+_FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", re.IGNORECASE)
+_FAVOURITE_ZH = re.compile(r"最喜欢的([\u3400-\u9fff]{1,4}?)(?:是|：|:|叫|为)")
+_NUMBER = re.compile(r"\d+")
+
+
+def _person(text: str) -> str:
+    m = _OWNER_EN.search(text)
+    if m:
+        return m.group(1).lower()
+    z = _OWNER_ZH.search(text)
+    return z.group(1) if z else "self"
+
+
+def slots(text: str) -> frozenset[str]:
+    """What ``text`` is about, as ``person:slot`` keys ("self:residence", "sister:name", "self:favourite:book")."""
+    who = _person(text)
+    found = {f"{who}:{name}" for name, (en, zh) in _SLOT_RES.items() if en.search(text) or zh.search(text)}
+    found |= {f"{who}:favourite:{m.lower().rstrip('s')}" for m in _FAVOURITE_EN.findall(text)}
+    found |= {f"{who}:favourite:{m}" for m in _FAVOURITE_ZH.findall(text)}
+    if any(k.startswith(f"{who}:favourite:") for k in found):  # "favourite book" is its own slot, not "name"
+        found.discard(f"{who}:name")
+    if who != "self" and not found:
+        found.add(f"{who}:")  # something about the sister: the same person at least
+    return frozenset(found)
+
+
+def _units(text: str) -> set[str]:
+    return {u for u in content_units(text) if not u.isdigit()}
+
+
+def same_statement(candidate: str, existing: str, cosine: float, config: GateConfig) -> tuple[bool, str]:
+    """May ``candidate`` be merged into ``existing`` as a duplicate? (ok, why not)."""
+    if cosine < config.duplicate_cosine:
+        return False, f"not similar enough to be the same (cosine {cosine:.3f} < {config.duplicate_cosine})"
+    if set(_NUMBER.findall(candidate)) != set(_NUMBER.findall(existing)):
+        return False, "the numbers differ"
+    a, b = slots(candidate), slots(existing)
+    if a and b and not a & b:
+        return False, "they are about different things"
+    units = _units(candidate)
+    if units:
+        coverage = len(units & _units(existing)) / len(units)
+        if coverage < config.duplicate_coverage:
+            return False, f"the candidate adds detail ({coverage:.0%} of its words are in the memory)"
+    return True, ""
+
+
+def same_subject(candidate: str, existing: str, cosine: float, config: GateConfig) -> tuple[bool, str]:
+    """May ``candidate`` update or dispute ``existing``: are both about the same thing? (ok, why not)."""
+    if cosine < config.topic_cosine:
+        return False, f"not about the same thing (cosine {cosine:.3f} < {config.topic_cosine})"
+    a, b = slots(candidate), slots(existing)
+    if a or b:
+        if a & b:
+            return True, ""
+        return False, "they are about different things"
+    ua, ub = _units(candidate), _units(existing)
+    overlap = len(ua & ub) / len(ua | ub) if ua | ub else 0.0
+    if overlap >= config.topic_overlap:
+        return True, ""
+    return False, f"they share too few words to be about the same thing ({overlap:.0%})"
+
+
+_ARGUES = {
+    "add": re.compile(r"\b(new (information|fact)|unrelated|not related|different (topic|thing|subject|fact|"
+                      r"information)|no (relation|overlap)|not the same|does not (contradict|conflict|match|"
+                      r"repeat)|doesn'?t (contradict|conflict|match)|no conflict|not a duplicate|not duplicate|"
+                      r"independent)\b|不相关|无关|新信息|不同的|不是同一|没有冲突|不矛盾|不重复", re.IGNORECASE),
+    "duplicate": re.compile(r"\b(same (thing|fact|information)|already (stored|known|says)|duplicate|identical|"
+                            r"repeats?)\b|重复|相同|一样", re.IGNORECASE),
+    "update": re.compile(r"\b(update[sd]?|changed|moved|now|replaces?|no longer|anymore)\b|更新|变了|搬|现在|不再",
+                         re.IGNORECASE),
+    "conflict": re.compile(r"\b(conflicts?|contradicts?|contradiction|inconsistent|disagree\w*)\b|冲突|矛盾|不一致",
+                           re.IGNORECASE),
+}
+
+
+def reason_contradicts(decision: str, reason: str) -> bool:
+    """The verdict's own reason argues for "add" while the decision is another one ("conflict" decided with
+    "no conflict", "duplicate" decided with "this is new information"), or names only another decision."""
+    if decision == "add" or not reason.strip():
+        return False
+    if _ARGUES["add"].search(reason):
+        return True
+    named = {d for d, pattern in _ARGUES.items() if d != "add" and pattern.search(reason)}
+    if not named or decision in named:
+        return False
+    same_thing = {"update", "conflict"}  # either says both memories are about one thing
+    return not (decision in same_thing and named <= same_thing)
+
+
+@dataclass(frozen=True)
+class Gated:
+    decision: str  # the decision that is carried out
+    note: str  # empty when the verdict passed; else why it became "add"
+
+
+def gate(decision: str, reason: str, candidate: str, existing: str | None, cosine: float | None,
+         config: GateConfig) -> Gated:
+    """The decision a verdict may carry out on ``existing`` (None for add)."""
+    if decision == "add" or existing is None or cosine is None:
+        return Gated("add", "")
+    if reason_contradicts(decision, reason):
+        return Gated("add", f"the verifier said {decision} but its reason says otherwise ({reason.strip()[:80]!r})")
+    if decision == "duplicate":
+        ok, why = same_statement(candidate, existing, cosine, config)
+    else:
+        ok, why = same_subject(candidate, existing, cosine, config)
+    return Gated(decision, "") if ok else Gated("add", f"the verifier said {decision}, but {why}")

@@ -1,0 +1,113 @@
+"""What is never a memory: questions, greetings, thanks, small talk, requests to the assistant, emoji-only and
+content-free text, in English and Chinese (pure logic, no model).
+
+A text is split into sentences; a sentence is junk when it is one of the above. A text is junk when every
+sentence is, so "Hi, I'm Bob. I work at a law firm." keeps its statement and "hello" is dropped. Models may drop
+more (an empty extraction), never less: a candidate the gate calls junk is not stored whatever a model said.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SENTENCES = re.compile(r"[^.!?。！？；;\n]+[.!?。！？；;]*")
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+_GREETING_EN = (r"(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|night|day)|morning|"
+                r"evening|hello again|hi again|hey there|hi there|hello there|welcome back|nice to meet you|"
+                r"how are you( doing| today)?|how'?s it going|what'?s up|sup|bye|goodbye|good ?bye|see you( later| "
+                r"soon| tomorrow)?|see ya|cya|take care|good night|have a (nice|good|great) (day|evening|one)|cheers)")
+_THANKS_EN = r"(thanks?( you)?( so much| a lot| very much)?|thx|ty|thank u|much appreciated|appreciate it|cheers)"
+_SMALLTALK_EN = (r"(ok(ay)?|k|sure|yes|yeah|yep|yup|no|nope|nah|fine|cool|nice|great|awesome|perfect|alright|all "
+                 r"right|got it|i see|understood|right|lol|haha+|hehe+|hmm+|uh+|um+|oh|ah|wow|oops|ha|well|"
+                 r"good|sounds good|no problem|np|never ?mind|whatever|maybe|interesting|indeed|of course|"
+                 r"test(ing)?|ping|hello world|me too|same|agreed)")
+_ADDRESS_EN = r"([,!. ]*(there|again|everyone|all|friend|buddy|mate|palace|bot|assistant|man|dude))*"
+_TOKEN_EN = rf"({_GREETING_EN}|{_THANKS_EN}|{_SMALLTALK_EN}){_ADDRESS_EN}"
+_JUNK_EN = re.compile(rf"^\W*{_TOKEN_EN}([\s,;:!.~-]+{_TOKEN_EN})*\W*$", re.IGNORECASE)
+
+_GREETING_ZH = (r"(你好|您好|你们好|大家好|嗨|哈喽|哈啰|喂|早上好|早安|早|中午好|下午好|晚上好|晚安|"
+                r"再见|拜拜|拜|回头见|明天见|好久不见|又见面了|很高兴认识你|你好吗|最近怎么样|在吗|在不在)")
+_THANKS_ZH = r"(谢谢|谢谢你|谢谢您|多谢|感谢|感谢你|非常感谢|谢啦|谢了|辛苦了)"
+_SMALLTALK_ZH = (r"(好|好的|好吧|好啊|行|行吧|可以|嗯|嗯嗯|哦|噢|喔|啊|哈|哈哈+|呵呵+|嘿嘿+|是的|是|"
+                 r"对|对的|没错|不是|不|不用了|没事|没关系|知道了|明白了|明白|了解|收到|好滴|ok|OK|厉害|"
+                 r"真棒|不错|太好了|随便|测试)")
+_TOKEN_ZH = rf"({_GREETING_ZH}|{_THANKS_ZH}|{_SMALLTALK_ZH})[啊呀呢吧哦啦了哈]*"
+_JUNK_ZH = re.compile(rf"^\W*{_TOKEN_ZH}([\s,，、!！.。~～]*{_TOKEN_ZH})*[!！~～。.,，\s]*$")
+
+_QUESTION_END = re.compile(r"[?？]\s*$")
+# A sentence opening like a question and not closed like a statement ("When I was ten I lived in Paris." stays).
+_QUESTION_EN = re.compile(
+    r"^\W*(what|where|when|who|whom|whose|which|why|how|do|does|did|is|are|was|were|am|can|could|will|would|"
+    r"shall|should|may|might|have|has|had)\b(?!.*[.!。！]\W*$)", re.IGNORECASE)
+_QUESTION_ZH = re.compile(r"(吗|呢|么|嘛)\W*$|^(请问|问一下|为什么|怎么|怎样|什么|哪|谁|几|多少)|"
+                          r"(是什么|是谁|在哪|去哪|哪里|哪儿|哪个|哪家|哪天|哪年|什么时候|几点|几号|多少|怎么样|如何|有没有|"
+                          r"是不是|对不对|能不能|可不可以|要不要)\W*$")
+_REQUEST_EN = re.compile(
+    r"^\W*(please\s+)?(tell me|show me|give me|list|recall|summari[sz]e|explain|describe|remind me what|"
+    r"what about|let me know|can you|could you|would you|will you|do you (know|remember)|help me (find|remember "
+    r"what)|search|look up|find)\b", re.IGNORECASE)
+_REQUEST_ZH = re.compile(r"^\W*(请)?(告诉我|给我讲|给我看|跟我说说|帮我查|帮我找|查一下|搜一下|"
+                         r"列出|说说|讲讲|总结一下|你记得|你还记得|你知道)")
+# A candidate memory that only reports the conversation itself ("The user asked where they live.").
+_META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to know|wanted to know|greeted|said "
+                   r"(hello|hi|thanks)|thanked|inquired|is wondering|问了?|询问|打招呼|问候|表示感谢|想知道)",
+                   re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.findall(text) if s.strip()]
+
+
+def _content_free(sentence: str) -> bool:
+    """Emoji, punctuation or symbols only, or too little text to say anything (one Latin letter, one CJK char)."""
+    chars = [c for c in sentence if _LETTER_OR_DIGIT.match(c) and unicodedata.category(c) != "So"]
+    if not chars:
+        return True
+    cjk = sum(1 for c in chars if _CJK.match(c))
+    letters = sum(1 for c in chars if c.isalpha())
+    return letters == 0 or (cjk < 2 and letters - cjk < 2)
+
+
+def junk_sentence(sentence: str) -> str | None:
+    """Why ``sentence`` is not worth remembering, or None when it may state something."""
+    s = sentence.strip()
+    if _content_free(s):
+        return "no content"
+    if _QUESTION_END.search(s) or _QUESTION_EN.search(s) or _QUESTION_ZH.search(s):
+        return "a question"
+    if _JUNK_EN.match(s) or _JUNK_ZH.match(s):
+        return "a greeting, thanks or small talk"
+    if _REQUEST_EN.search(s) or _REQUEST_ZH.search(s):
+        return "a request to the assistant"
+    if _META.search(s):
+        return "about the conversation, not the user"
+    return None
+
+
+def junk_reason(text: str) -> str | None:
+    """Why ``text`` is not a memory (every sentence of it is junk), or None when some sentence may be a fact."""
+    parts = sentences(text)
+    if not parts:
+        return "no content"
+    reasons = [junk_sentence(p) for p in parts]
+    if any(r is None for r in reasons):
+        return None
+    return next(r for r in reasons if r)
+
+
+def is_junk(text: str) -> bool:
+    return junk_reason(text) is not None
+
+
+def statements(text: str) -> str:
+    """``text`` without its junk sentences ("Hi! I live in Hangzhou. Where do I live?" -> "I live in Hangzhou.")."""
+    kept = [p for p in sentences(text) if junk_sentence(p) is None]
+    return " ".join(kept)
+
+
+def normalized(text: str) -> str:
+    """For exact comparisons: case, spacing and closing punctuation do not count."""
+    return " ".join(text.lower().split()).rstrip(".!。！ ")
