@@ -89,8 +89,17 @@ class PalaceClient:
         out: list[JSON] = self.call("GET", self._u(user_id) + "/review")
         return out
 
-    def review(self, user_id: str, *, accept: list[str], reject: list[str]) -> JSON:
-        out: JSON = self.call("POST", self._u(user_id) + "/review", json={"accept": accept, "reject": reject})
+    def review(self, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/review",
+                              json={"accept": accept, "reject": reject, "both": both or []})
+        return out
+
+    def history(self, user_id: str, memory_id: str) -> list[JSON]:
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/memories/" + quote(memory_id, safe="") + "/history")
+        return out
+
+    def restore(self, user_id: str, memory_id: str) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories/" + quote(memory_id, safe="") + "/restore")
         return out
 
     # --- the rest of the CLI ---------------------------------------------------------------------------------
@@ -253,8 +262,8 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
             f"forgot {gone['memories']} of {len(set(args.ids))} memories of {user}, {gone['derived']} derived "
             f"from the same messages, {gone['short_term_entries']} short-term entries")
     elif action == "review":
-        if args.accept or args.reject:
-            out = c.review(user, accept=list(args.accept), reject=list(args.reject))
+        if args.accept or args.reject or args.both:
+            out = c.review(user, accept=list(args.accept), reject=list(args.reject), both=list(args.both))
             _print(out) if as_json else print("\n".join(f"{i}: {o}" for i, o in out.items()))
         else:
             found = c.disputed(user)
@@ -265,6 +274,19 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
                     print(f"{d['id']}  {d['text']}\n    contradicts: {d.get('conflicts_with_text')}")
                 print(f"{len(found)} disputed; decide with: palace memories review --user {user} --accept ID "
                       "| --reject ID")
+    elif action == "history":
+        events = c.history(user, args.id)
+        if as_json:
+            _print(events)
+        else:
+            for e in events:
+                why = f"  [{e['reason']}]" if e.get("reason") else ""
+                print(f"{(e.get('at') or '')[:16]}  {e['memory_id'][:8]}  {e['event']:<10} {e['text']!r}{why}")
+            if not events:
+                print("no recorded changes (the memory predates the history)")
+    elif action == "restore":
+        done = c.restore(user, args.id)
+        _print(done) if as_json else print(f"restored {done['id'][:8]} (was {done['was']}): {done['text']}")
     elif action == "export":
         text = c.export(user)
         sys.stdout.write(text)

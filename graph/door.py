@@ -17,11 +17,15 @@ from zoneinfo import ZoneInfo
 from graph.api import add_memory, forget_memories, forget_user, run_turn, search_memories
 from graph.deps import Deps
 from graph.manage import (
+    Choice,
     export_lines,
     import_lines,
     list_memories,
+    memory_history,
     pin_memory,
     resolve_disputed,
+    resolve_id,
+    restore_memory,
     show_memory,
 )
 from memory.errors import InvalidInputError, NotFoundError
@@ -110,21 +114,35 @@ def disputed(deps: Deps, user_id: str) -> list[JSON]:
              if d.conflicts_with in others else None} for d in found]
 
 
-def review(deps: Deps, user_id: str, *, accept: list[str], reject: list[str]) -> JSON:
-    """Accept (active; what it contradicted is superseded) or reject (deleted) disputed memories by id.
-    ``{id: "accepted" | "rejected" | "gone"}``; any "gone": NotFoundError naming them, after the others."""
+def review(deps: Deps, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None) -> JSON:
+    """Settle disputed memories by id (short ids too): accept (active; what it contradicted is superseded), reject
+    (deleted) or both (active, the other stays active). ``{full id: "accepted" | "rejected" | "kept both" |
+    "gone"}``; any "gone": NotFoundError naming them, after the others are settled. Recorded in the history."""
     check_id("user id", user_id, max_length=deps.settings.max_id_length)
-    if not accept and not reject:
-        raise InvalidInputError("name the disputed memories to accept or reject")
+    choices: list[tuple[str, Choice]] = [*((i, "yes") for i in accept), *((i, "no") for i in reject),
+                                         *((i, "both") for i in both or [])]
+    if not choices:
+        raise InvalidInputError("name the disputed memories to accept, reject or keep both")
+    resolved = [(resolve_id(deps, user_id, i), c) for i, c in choices]
     ltm = deps.long_term()
     now_ms = int(datetime.now(ZoneInfo(deps.settings.timezone)).timestamp() * 1000)
-    out = {i: resolve_disputed(ltm, user_id, i, True, now_ms) for i in accept}
-    out |= {i: resolve_disputed(ltm, user_id, i, False, now_ms) for i in reject}
+    out = {i: resolve_disputed(ltm, user_id, i, c, now_ms, events=deps.events()) for i, c in resolved}
     gone = [i for i, o in out.items() if o == "gone"]
     if gone:
         raise NotFoundError(f"not disputed memories of {user_id!r}: {', '.join(gone)} (the others: "
                             f"{ {i: o for i, o in out.items() if o != 'gone'} })")
     return out
+
+
+def history(deps: Deps, user_id: str, memory_id: str) -> list[JSON]:
+    """Every change to the memory, oldest first (``palace memories history``)."""
+    return [e.model_dump(mode="json") for e in memory_history(deps, user_id, memory_id)]
+
+
+def restore(deps: Deps, user_id: str, memory_id: str) -> JSON:
+    """Bring back a superseded, merged or disputed memory (``palace memories restore``)."""
+    done = restore_memory(deps, user_id, memory_id)
+    return {**memory_json(done.memory), "was": done.was}
 
 
 def export(deps: Deps, user_id: str) -> str:
@@ -217,5 +235,5 @@ class LocalDoor:
     def disputed(self, user_id: str) -> list[JSON]:
         return disputed(self.deps, user_id)
 
-    def review(self, user_id: str, *, accept: list[str], reject: list[str]) -> JSON:
-        return review(self.deps, user_id, accept=accept, reject=reject)
+    def review(self, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None) -> JSON:
+        return review(self.deps, user_id, accept=accept, reject=reject, both=both)

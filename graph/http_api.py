@@ -174,7 +174,14 @@ def create_app(deps: Deps) -> Starlette:
 
     async def review(request: Request) -> Any:
         body = await _body(request)
-        return await sync(door.review, user(request), accept=_ids(body, "accept"), reject=_ids(body, "reject"))
+        return await sync(door.review, user(request), accept=_ids(body, "accept"), reject=_ids(body, "reject"),
+                          both=_ids(body, "both"))
+
+    async def history(request: Request) -> Any:
+        return await sync(door.history, user(request), request.path_params["memory_id"])
+
+    async def restore(request: Request) -> Any:
+        return await sync(door.restore, user(request), request.path_params["memory_id"])
 
     async def export(request: Request) -> Any:
         text = await sync(door.export, user(request))
@@ -213,6 +220,8 @@ def create_app(deps: Deps) -> Starlette:
         Route(u + "/memories/{memory_id}", api(show), methods=["GET"]),
         Route(u + "/memories/{memory_id}", api(forget_one), methods=["DELETE"]),
         Route(u + "/memories/{memory_id}/pin", api(pin), methods=["POST"]),
+        Route(u + "/memories/{memory_id}/history", api(history), methods=["GET"]),
+        Route(u + "/memories/{memory_id}/restore", api(restore), methods=["POST"]),
         Route(u + "/forget-all", api(forget_all), methods=["POST"]),
         Route(u + "/chat", api(chat), methods=["POST"]),
         Route(u + "/review", api(disputed), methods=["GET"]),

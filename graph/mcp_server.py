@@ -31,7 +31,8 @@ class MemoryDoor(Protocol):
     def memories(self, user_id: str, status: str = "active") -> list[JSON]: ...
     def forget(self, user_id: str, ids: list[str]) -> JSON: ...
     def disputed(self, user_id: str) -> list[JSON]: ...
-    def review(self, user_id: str, *, accept: list[str], reject: list[str]) -> JSON: ...
+    def review(self, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None,
+               ) -> JSON: ...
 
 
 UserOf = Callable[[Context], str]
@@ -84,10 +85,13 @@ def build_mcp(door: MemoryDoor, user_of: UserOf) -> MCPServer:
 
     @mcp.tool(description="Disputed memories (they contradict another and are not recalled until settled). With "
                           "no ids: list them with what they contradict. accept: make them active (what they "
-                          "contradicted is superseded); reject: delete them.")
-    async def review_memories(ctx: Context, accept: list[str] | None = None, reject: list[str] | None = None) -> str:
-        if not accept and not reject:
+                          "contradicted is superseded); reject: delete them; keep_both: active, and what they "
+                          "contradicted stays active. Ask the user before settling one.")
+    async def review_memories(ctx: Context, accept: list[str] | None = None, reject: list[str] | None = None,
+                              keep_both: list[str] | None = None) -> str:
+        if not accept and not reject and not keep_both:
             return await call(ctx, door.disputed)
-        return await call(ctx, lambda user: door.review(user, accept=accept or [], reject=reject or []))
+        return await call(ctx, lambda user: door.review(user, accept=accept or [], reject=reject or [],
+                                                        both=keep_both or []))
 
     return mcp

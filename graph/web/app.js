@@ -55,11 +55,20 @@ async function loadMemories() {
                  : await call("GET", "/memories?status=" + $("#status-filter").value);
   const body = $("#memories tbody");
   body.replaceChildren(...rows.map((r) => el("tr", { "data-id": r.id },
-    el("td", {}, r.text), el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
+    el("td", {}, r.text, " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
+    el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
     scoreCell(r), el("td", { class: "when" }, when(r.timestamp)), el("td", { class: "when" }, when(r.event_time)))));
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "5" }, q ? "nothing recalled" : "no memories")));
   timeline(rows);
   return rows;
+}
+
+async function showHistory(link, id) {
+  const events = await call("GET", "/memories/" + encodeURIComponent(id) + "/history");
+  const list = el("ul", { class: "history" }, ...events.map((e) => el("li", {},
+    `${(e.at || "").slice(0, 16).replace("T", " ")} UTC ${e.event}` + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
+  if (!events.length) list.append(el("li", {}, "no recorded changes"));
+  link.replaceWith(list);
 }
 
 function timeline(rows) {
@@ -77,7 +86,7 @@ function timeline(rows) {
 }
 
 async function decide(id, choice) {
-  const out = await call("POST", "/review", choice === "accept" ? { accept: [id] } : { reject: [id] });
+  const out = await call("POST", "/review", { [choice]: [id] });
   say(`${id.slice(0, 8)}: ${out[id]}`);
   await refresh();
 }
@@ -87,7 +96,8 @@ async function loadDisputed() {
   $("#disputed").replaceChildren(...found.map((d) => el("li", { "data-id": d.id },
     el("b", {}, d.text), " ", el("span", { class: "vs" }, d.conflicts_with_text ? `contradicts “${d.conflicts_with_text}”` : "(could not be checked)"),
     " ", el("button", { class: "accept", onclick: () => decide(d.id, "accept") }, "Accept"),
-    " ", el("button", { class: "reject", onclick: () => decide(d.id, "reject") }, "Reject"))));
+    " ", el("button", { class: "reject", onclick: () => decide(d.id, "reject") }, "Reject"),
+    " ", el("button", { class: "both", onclick: () => decide(d.id, "both") }, "Keep both"))));
   if (!found.length) $("#disputed").append(el("li", {}, "nothing to decide"));
 }
 

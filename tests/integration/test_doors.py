@@ -53,8 +53,17 @@ def test_api_token_chat_review_and_scoped_import(served: tuple[Agent, TestClient
     assert api.post("/palace/api/users/other/review", json={"accept": [disputed[0]["id"]]}).status_code == 404
     assert api.post(base + "/review", json={"accept": [disputed[0]["id"]]}).json() == {
         disputed[0]["id"]: "accepted"}
-    statuses = {m["text"]: m["status"] for m in api.get(base + "/memories", params={"status": "all"}).json()}
+    everything = api.get(base + "/memories", params={"status": "all"}).json()
+    statuses = {m["text"]: m["status"] for m in everything}
     assert statuses == {"I live in Shanghai": "active", "I live in Beijing": "superseded"}
+    events = [e["event"] for e in api.get(base + f"/memories/{disputed[0]['id'][:8]}/history").json()]
+    assert "accepted" in events, events
+    old = next(m["id"] for m in everything if m["text"] == "I live in Beijing")
+    assert api.get(f"/palace/api/users/other/memories/{old}/history").status_code == 404
+    restored = api.post(base + f"/memories/{old}/restore")
+    assert restored.status_code == 200 and restored.json()["was"] == "superseded"
+    assert api.post(base + f"/memories/{old}/restore").status_code == 400  # already active
+    assert api.get(base + "/memories/zz/history").status_code == 400  # not an id
 
     exported = api.get(base + "/memories/export").text
     assert len(exported.splitlines()) == 2
