@@ -55,7 +55,7 @@ async function loadMemories() {
                  : await call("GET", "/memories?status=" + $("#status-filter").value);
   const body = $("#memories tbody");
   body.replaceChildren(...rows.map((r) => el("tr", { "data-id": r.id },
-    el("td", {}, r.text, " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
+    el("td", {}, el("span", { class: "text" }, r.text), " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
     el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
     scoreCell(r), el("td", { class: "when" }, when(r.timestamp)), el("td", { class: "when" }, when(r.event_time)))));
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "5" }, q ? "nothing recalled" : "no memories")));

@@ -223,15 +223,16 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         driver.get(served.url + "/palace/ui/?user=" + "auth0%7Ca1")  # type: ignore[attr-defined]
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")
         rows = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
-        assert {r.find_element(By.TAG_NAME, "td").text for r in rows} >= {"I live in Hangzhou", "I live in Shanghai",
-                                                                           "My passport ends in 42"}
+        texts = {r.find_element(By.CSS_SELECTOR, "td .text").text for r in rows}
+        assert texts >= {"I live in Hangzhou", "I live in Shanghai", "My passport ends in 42"}
         assert "Renew the passport" in driver.find_element(By.ID, "tasks").text  # type: ignore[attr-defined]
         box = driver.find_element(By.ID, "query")  # type: ignore[attr-defined]
         box.send_keys("passport number")
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#memories .bars"))
-        first = driver.find_element(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
-        assert "My passport ends in 42" in first.text and "relevance" in first.text
+        ranked = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
+        passport = next(r for r in ranked if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
+        assert passport.find_elements(By.CSS_SELECTOR, ".bars i.relevance") and "decay" in passport.text
         item = driver.find_element(By.CSS_SELECTOR, f'#disputed li[data-id="{new_id}"]')  # type: ignore[attr-defined]
         assert "contradicts" in item.text and "I live in Hangzhou" in item.text
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -239,6 +240,12 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         item.find_element(By.CSS_SELECTOR, "button.accept").click()
         wait.until(lambda d: "accepted" in d.find_element(By.ID, "status").text)
         driver.save_screenshot(str(ARTIFACTS / "inspector.png"))  # type: ignore[attr-defined]
+        box.clear()  # every memory again, then the accepted one's history
+        driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
+        row = f'#memories tr[data-id="{new_id}"]'
+        wait.until(lambda d: "active" in d.find_element(By.CSS_SELECTOR, row).text)
+        driver.find_element(By.CSS_SELECTOR, row + " a.history-link").click()  # type: ignore[attr-defined]
+        wait.until(lambda d: "accepted" in d.find_element(By.CSS_SELECTOR, f'tr[data-id="{new_id}"] ul.history').text)
         # bob sees nothing of alice's
         driver.get(served.url + "/palace/ui/?user=" + "google-oauth2%7Cb2")  # type: ignore[attr-defined]
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")

@@ -76,3 +76,11 @@ def test_redis_keys_keep_one_hash_tag_per_session() -> None:
         assert key.count("{") == 1 and key.count("}") == 1
         assert key[key.index("{") + 1:key.index("}")] == "google-oauth2|1234/s.1"
     assert ShortTermMemory  # the sync front end uses the same layout
+
+
+def test_the_client_mode_imports_no_agent_stack() -> None:
+    code = ("import sys, graph.client, graph.endpoint; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'qdrant_client', "
+            "'redis', 'psycopg', 'pydantic', 'mcp', 'starlette', 'graph.deps'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
