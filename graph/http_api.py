@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -112,7 +113,11 @@ def _int(request: Request, name: str) -> int | None:
 def create_app(deps: Deps) -> Starlette:
     """The routes on ``deps`` (the server's stores; tests pass theirs with a scripted model)."""
     mcp = build_mcp(door.LocalDoor(deps), user_from_query)
-    manager = StreamableHTTPSessionManager(app=mcp._lowlevel_server, stateless=True, json_response=True)
+    # Stateless JSON responses: every tool call stands alone (the user comes with each request's URL). The Host
+    # check is off because the server binds where ``palace serve --host`` says; PALACE_API_TOKEN guards the door.
+    mcp.streamable_http_app(stateless_http=True, json_response=True,
+                            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    manager: StreamableHTTPSessionManager = mcp.session_manager
 
     def api(fn: Callable[[Request], Awaitable[Any]]) -> Handler:
         async def endpoint(request: Request) -> Response:

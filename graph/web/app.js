@@ -86,9 +86,11 @@ function timeline(rows) {
 }
 
 async function decide(id, choice) {
-  const out = await call("POST", "/review", { [choice]: [id] });
-  say(`${id.slice(0, 8)}: ${out[id]}`);
-  await refresh();
+  try {
+    const out = await call("POST", "/review", { [choice]: [id] });
+    await refresh();
+    say(`${id.slice(0, 8)}: ${out[id]}`);
+  } catch (e) { say(e.message, true); }
 }
 
 async function loadDisputed() {

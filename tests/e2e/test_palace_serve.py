@@ -177,6 +177,13 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
     async with Client(served.url + "/palace/mcp") as nobody:
         assert (await nobody.call_tool("list_memories", {})).is_error
     assert served.api("GET", ALICE, "/memories")[0]["id"] == alice_id  # type: ignore[index]
+    # palace mcp on stdio goes through the running server (it owns the embedded Qdrant)
+    from mcp import StdioServerParameters
+
+    params = StdioServerParameters(command=_palace(), args=["mcp", "--user", ALICE], env=served.env)
+    async with Client(params) as stdio:
+        listed = json.loads((await stdio.call_tool("list_memories", {})).content[0].text)
+        assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
 
 
 def _dispute(served: Served, user: str, text: str) -> str:
@@ -231,7 +238,8 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#memories .bars"))
         ranked = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
-        passport = next(r for r in ranked if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
+        passport = next(r for r in ranked
+                        if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
         assert passport.find_elements(By.CSS_SELECTOR, ".bars i.relevance") and "decay" in passport.text
         item = driver.find_element(By.CSS_SELECTOR, f'#disputed li[data-id="{new_id}"]')  # type: ignore[attr-defined]
         assert "contradicts" in item.text and "I live in Hangzhou" in item.text
