@@ -7,12 +7,13 @@ directly (the user is the authority: no verifier); ``search_memories`` ranks a u
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessageChunk, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
@@ -58,9 +59,30 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     return deps.memo("graph", build)
 
 
+def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, config: Any, ctx: Context,
+           on_token: Callable[[str], None] | None, on_answer: Callable[[], None] | None = None) -> None:
+    """Run the graph; with ``on_token``, stream the respond node's tokens to it as they are generated (internal
+    model calls are tagged nostream, and only the respond node's chunks are passed on); ``on_answer`` is called
+    once the answer is complete, while the memory work may still run."""
+    if on_token is None and on_answer is None:
+        graph.invoke(payload, config, context=ctx)
+        return
+    for mode, data in graph.stream(payload, config, context=ctx, stream_mode=["messages", "updates"]):
+        if mode == "messages" and isinstance(data, tuple):
+            chunk, meta = data
+            if on_token is not None and isinstance(meta, dict) and meta.get("langgraph_node") == "respond" \
+                    and isinstance(chunk, AIMessageChunk) and chunk.text:
+                on_token(chunk.text)
+        elif mode == "updates" and on_answer is not None and isinstance(data, dict) and "answered" in data:
+            on_answer()
+
+
 def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
-             important: bool = False, resume: str | None = None) -> TurnResult:
-    """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread."""
+             important: bool = False, resume: str | None = None,
+             on_token: Callable[[str], None] | None = None,
+             on_answer: Callable[[], None] | None = None) -> TurnResult:
+    """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread.
+    ``on_token`` receives the answer as it is generated."""
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     check_id("session id", session_id, max_length=s.max_id_length)
@@ -73,14 +95,14 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
             raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
         if parse_confirmation(resume) is None:  # the question stays pending
             raise InvalidInputError(f"answer the confirmation with {ANSWERS}, got {resume!r}")
-        graph.invoke(Command(resume=resume), config, context=ctx)
+        _drive(graph, Command(resume=resume), config, ctx, None)
     else:
         text = check_text("message", message, max_chars=s.max_message_chars)
         payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
         if at:
             parse_timestamp(at, ZoneInfo(s.timezone))  # a bad --at fails before anything is stored
             payload["at"] = at
-        graph.invoke(payload, config, context=ctx)
+        _drive(graph, payload, config, ctx, on_token, on_answer)
     snapshot = graph.get_state(config)
     values = dict(snapshot.values)
     answer = final_answer(values.get("messages", []))

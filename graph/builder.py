@@ -1,12 +1,18 @@
 """The agent's graph, built in one place (STYLE.md rule 1): compile it where it is used.
 
-    ingest → recall → respond (⇄ tools) → fact_check → write → archive → confirm
+    ingest → recall ─┬─ respond (⇄ tools) ─ answered ─┬─ write → archive → confirm
+                     └─ fact_check ───────────────────┘
+
+The answer comes first: fact_check needs only the user's message and the stored memories, so it runs beside
+respond (LangGraph runs both in the same step), and write waits for both (a join edge).
 
 The server module compiles it without a checkpointer (the server brings the Redis one from ``langgraph.json``);
 the CLI and tests compile it with theirs.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -23,6 +29,11 @@ from nodes.tools import make_task_tools, make_tool_node
 from nodes.write import make_write
 
 
+def answered(state: State) -> dict[str, Any]:
+    """The answer is complete (no more tool calls): one side of the join before write."""
+    return {}
+
+
 def build_graph(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """The uncompiled graph over ``deps`` (stores and models, opened on first use)."""
     tools = make_task_tools(deps)
@@ -32,15 +43,17 @@ def build_graph(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     builder.add_node("respond", make_respond(deps, tools))
     builder.add_node("tools", make_tool_node(tools))
     builder.add_node("fact_check", make_fact_check(deps))
+    builder.add_node("answered", answered)
     builder.add_node("write", make_write(deps))
     builder.add_node("archive", make_archive(deps))
     builder.add_node("confirm", make_confirm(deps))
     builder.add_edge(START, "ingest")
     builder.add_edge("ingest", "recall")
     builder.add_edge("recall", "respond")
-    builder.add_conditional_edges("respond", route_after_respond, ["tools", "fact_check"])
+    builder.add_edge("recall", "fact_check")
+    builder.add_conditional_edges("respond", route_after_respond, ["tools", "answered"])
     builder.add_edge("tools", "respond")
-    builder.add_edge("fact_check", "write")
+    builder.add_edge(["answered", "fact_check"], "write")
     builder.add_edge("write", "archive")
     builder.add_edge("archive", "confirm")
     builder.add_edge("confirm", END)

@@ -34,6 +34,7 @@ from graph.manage import (
     show_memory,
 )
 from graph.models import ModelProvider, OpenAIModels
+from graph.progress import AnswerPrinter, Spinner
 from graph.resources import Resources, services_status, stop_services
 from graph.settings import Settings, get_settings
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
@@ -142,7 +143,7 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
     if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
         for line in confirmation_lines(state.get("confirmations") or []):
             print(line)
-    else:
+    elif not getattr(args, "answer_printed", False):  # streamed already, as it was generated
         print(result.answer)
     if args.explain and args.resume is None:
         window = state.get("time_window")
@@ -172,10 +173,15 @@ def cmd_chat(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
-    with Resources(settings) as res:
+    streaming = not args.json and args.resume is None
+    with Spinner("recalling") as spinner, Resources(settings) as res:
         deps = Deps(settings, resources=res, models=make_models(settings))
+        printer = AnswerPrinter(spinner) if streaming else None
         result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
-                          resume=args.resume)
+                          resume=args.resume, on_token=printer, on_answer=printer.finish if printer else None)
+        spinner.stop()
+    if printer is not None and printer.started:
+        args.answer_printed = True
     _print_turn(result, args, ZoneInfo(settings.timezone))
     return 0
 

@@ -82,13 +82,14 @@ class OpenAIModels:
             if ep not in self._cache:
                 self._cache[ep] = make_chat_openai(self.settings, ep.model, ep.base_url, ep.api_key,
                                                    max_tokens=self.settings.local_model_max_tokens if ep.local
-                                                   else None)
+                                                   else None, local=ep.local)
             return self._cache[ep]
 
 
 def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None, *,
-                     max_tokens: int | None = None) -> ChatOpenAI:
-    """A ``ChatOpenAI`` with a timeout and an output cap local servers honour."""
+                     max_tokens: int | None = None, local: bool = False) -> ChatOpenAI:
+    """A ``ChatOpenAI`` with a timeout and an output cap local servers honour. The bundled ``local`` model also
+    gets decoding that stops loops: a repetition penalty, llama.cpp's DRY sampler and a low temperature."""
     cap = max_tokens or settings.max_output_tokens
     kwargs: dict[str, Any] = {
         "model": model, "base_url": base_url, "timeout": settings.model_timeout_s,
@@ -106,10 +107,19 @@ def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_k
         kwargs["extra_body"] = {"max_tokens": cap}
     else:
         kwargs["max_tokens"] = cap
+    if local:
+        kwargs["temperature"] = min(settings.temperature, 0.2)
+        kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "repeat_penalty": settings.local_model_repeat_penalty,
+                                "dry_multiplier": 0.8, "top_k": 40}
     try:
         return ChatOpenAI(**kwargs)
     except openai.OpenAIError as exc:  # no key anywhere
         raise ConfigurationError(f"chat model {model!r}: {exc}; set PALACE_CHAT_API_KEY or OPENAI_API_KEY") from exc
+
+
+def is_small_local(model: BaseChatModel) -> bool:
+    """The bundled local model (or another GGUF served in its place): small, needs the compact prompts."""
+    return describe(model)[0] == MODEL_ALIAS
 
 
 def describe(model: BaseChatModel) -> tuple[str, str]:

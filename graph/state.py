@@ -3,6 +3,7 @@ server's schema endpoint fails and Studio gets no schema."""
 
 from __future__ import annotations
 
+import operator
 from typing import Annotated, Any, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
@@ -78,8 +79,11 @@ class State(InputState):
     prompt_tokens: NotRequired[int]  # of the last respond call, as budgeted
     tool_rounds: NotRequired[int]
     verdicts: NotRequired[list[Verdict]]
+    extraction: NotRequired[str | None]  # "parsed", "unparsed" (the fallback kept the statements) or None (skipped)
     used: NotRequired[list[str]]  # memory ids the answer used
-    usage: NotRequired[list[Usage]]
+    # every model call of the turn; respond and fact_check run side by side, so each appends its own rows (ingest
+    # starts the turn with Overwrite([]))
+    usage: NotRequired[Annotated[list[Usage], operator.add]]
     needs_archive: NotRequired[bool]
     archive: NotRequired[dict[str, int] | None]
     confirmations: NotRequired[list[dict[str, Any]]]

@@ -111,3 +111,32 @@ def statements(text: str) -> str:
 def normalized(text: str) -> str:
     """For exact comparisons: case, spacing and closing punctuation do not count."""
     return " ".join(text.lower().split()).rstrip(".!。！ ")
+
+
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
+
+
+def about_the_user(text: str) -> str:
+    """The statements of ``text`` that speak about the user ("I ...", "my ...", "我……"): what the user stated,
+    kept when a model's extraction comes back empty or unusable. "That sounds great." is not one."""
+    return " ".join(p for p in sentences(text) if junk_sentence(p) is None and _FIRST_PERSON.search(p))
+
+
+_UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
+
+
+def _grounding_units(text: str) -> set[str]:
+    from memory.attribution import content_units
+
+    return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
+
+
+def grounded(candidate: str, message: str) -> bool:
+    """Does ``candidate`` come from ``message``? At least half of its content units (stemmed words, Chinese
+    bigrams) appear in the message, and every number it states does: a model's invention is not the user's fact."""
+    if not set(re.findall(r"\d+", candidate)) <= set(re.findall(r"\d+", message)):
+        return False
+    units = _grounding_units(candidate)
+    if not units:
+        return False
+    return len(units & _grounding_units(message)) / len(units) >= 0.5

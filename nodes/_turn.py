@@ -53,5 +53,6 @@ def final_answer(messages: list[AnyMessage]) -> str:
 
 def add_usage(state: State, node: str, model: str, prompt_tokens: int, completion_tokens: int, *,
               baseline: int = 0) -> list[Usage]:
-    return [*state.get("usage", []), Usage(node=node, model=model, prompt_tokens=prompt_tokens,
-                                           completion_tokens=completion_tokens, baseline_prompt_tokens=baseline)]
+    """The row to append to the turn's ``usage`` (the state's reducer adds it to the others)."""
+    return [Usage(node=node, model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                  baseline_prompt_tokens=baseline)]

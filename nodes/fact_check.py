@@ -27,7 +27,7 @@ from graph.models import describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Usage, Verdict
 from memory.errors import ServiceUnavailableError
 from memory.gates import GateConfig, gate
-from memory.junk import junk_reason, normalized, statements
+from memory.junk import about_the_user, grounded, junk_reason, normalized, statements
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -72,24 +72,27 @@ def marks_important(text: str) -> bool:
 
 def candidates_from(extraction: Extraction, message: str, now: datetime, *, important: bool, max_tokens: int,
                     encoding: str) -> list[Candidate]:
-    """The extractor's memories that pass the junk gate, cut to a memory's length, without repeats. Importance
-    comes from the user (the turn's flag or "remember this"), never from the extractor."""
+    """The extractor's memories that pass the gates (not junk, grounded in the message), cut to a memory's length,
+    without repeats. If none passes while the message states something about the user, its statements are kept:
+    an extractor cannot make a stated fact disappear. Importance comes from the user (the turn's flag or "remember
+    this"), never from the extractor."""
+    items = [m for m in extraction.memories
+             if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)]
+    if not items:
+        stated = about_the_user(message)
+        items = [ExtractedMemory(text=stated)] if stated else []
     seen: set[str] = set()
     out: list[Candidate] = []
-    for item in extraction.memories:
+    for item in items:
         text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
         if not text or normalized(text) in seen or junk_reason(text):
             continue
         seen.add(normalized(text))
-        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, item.when, item.text),
+        when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
+        # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
+        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text),
                              important=important))
     return out
-
-
-def fallback_extraction(message: str) -> Extraction:
-    """When the extractor gave nothing parseable: the message's statements (its junk sentences left out)."""
-    kept = statements(message)
-    return Extraction(memories=[ExtractedMemory(text=kept)] if kept else [])
 
 
 def _verdict(cand: Candidate, new_id: str, decision: str, target: Hit | None, reason: str, *, said: str = "",
@@ -142,7 +145,7 @@ def make_fact_check(deps: Deps) -> Any:
         ctx = context_of(runtime)
         turn = turn_of(state)
         now = clock(turn)
-        usage: list[Usage] = list(state.get("usage", []))
+        usage: list[Usage] = []  # appended to the turn's usage by the state's reducer
         overrides = ctx.prompts
         when = now.strftime("%Y-%m-%d %H:%M %Z")
         message = turn["message"]
@@ -156,14 +159,16 @@ def make_fact_check(deps: Deps) -> Any:
         p, c = usage_of(raw, request, s.token_encoding)
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
-        if extraction is None:
+        parsed_as = "parsed" if extraction is not None else "unparsed"
+        if extraction is None:  # nothing usable came back: keep what the message states (its junk left out)
             log.warning("memory extraction returned no parseable result; keeping the message's statements")
-            extraction = fallback_extraction(message)
+            kept = statements(message)
+            extraction = Extraction(memories=[ExtractedMemory(text=kept)] if kept else [])
         important = bool(state.get("important")) or marks_important(message)
         cands = candidates_from(extraction, message, now, important=important,
                                 max_tokens=s.memory_max_tokens, encoding=s.token_encoding)
         if not cands:
-            return {"verdicts": [], "usage": usage}
+            return {"verdicts": [], "usage": usage, "extraction": parsed_as}
 
         ids = [memory_id(turn["user_id"], f"turn:{turn['id']}:{i}") for i in range(len(cands))]
         vectors = deps.embeddings.embed_documents([c["text"] for c in cands])
@@ -177,7 +182,7 @@ def make_fact_check(deps: Deps) -> Any:
             log.warning("fact-check without neighbours: %s", exc)
             return {"verdicts": [_verdict(c, i, "add", None, f"not checked: {exc}") for c, i in zip(cands, ids,
                                                                                                      strict=True)],
-                    "usage": usage}
+                    "usage": usage, "extraction": parsed_as}
 
         verdicts: dict[int, Verdict] = {}
         ask: list[int] = []
@@ -208,6 +213,6 @@ def make_fact_check(deps: Deps) -> Any:
             judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [near[n] for n in ask],
                                numbered, deps.gates())
             verdicts.update(zip(ask, judged, strict=True))
-        return {"verdicts": [verdicts[n] for n in range(len(cands))], "usage": usage}
+        return {"verdicts": [verdicts[n] for n in range(len(cands))], "usage": usage, "extraction": parsed_as}
 
     return fact_check

@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from graph.context import Context
 from graph.deps import Deps
@@ -48,7 +49,8 @@ def make_ingest(deps: Deps) -> Any:
         pushed = deps.short_term().push(user, session, "user", text, ts_ms=now_ms)
         turn = Turn(id=pushed.entry.id, user_id=user, session_id=session, now_ms=now_ms, timezone=tz_name,
                     message=text)
-        return {"turn": turn, "tool_rounds": 0, "usage": [], "verdicts": [], "used": [], "confirmations": [],
+        return {"turn": turn, "tool_rounds": 0, "usage": Overwrite([]), "verdicts": [], "extraction": None,
+                "used": [], "confirmations": [],
                 "degraded": {},
                 "archive": None, "needs_archive": pushed.needs_archive, "at": None, "important": bool(
                     state.get("important"))}

@@ -4,6 +4,7 @@ fitted to the prompt token budget (the window is trimmed first, then memories). 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +18,9 @@ from langgraph.runtime import Runtime
 import prompts
 from graph.context import Context
 from graph.deps import Deps
-from graph.models import describe, invoke, usage_of
+from graph.models import describe, invoke, is_small_local, usage_of
 from graph.state import RecalledMemory, State
+from memory.answers import clean_answer, language
 from memory.budget import BudgetPlan, fit_budget
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
 from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
@@ -47,19 +49,45 @@ def task_line(task: dict[str, Any]) -> str:
                        "steps": task["steps"]}, ensure_ascii=False)
 
 
+REPLY_IN = {"zh": "Reply in Chinese (简体中文).", "en": "Reply in English.",
+            "": "Reply in the language of the message."}
+
+
+_ASKS_WHEN = re.compile(r"\b(when|what (day|date|time|year|month)|how long ago)\b|"
+                        r"什么时候|哪天|哪一天|几号|几月|哪年|多久", re.IGNORECASE)
+
+
+def compact_memory_line(m: RecalledMemory, tz: ZoneInfo, *, dated: bool) -> str:
+    """A memory for a small model: its text, dated only when the question is about time (small models copy
+    whatever else the line holds into the answer)."""
+    if not dated:
+        return f"- {m['text']}"
+    return f"- {_day(int(m.get('event_time') or m['timestamp']), tz)[:10]}: {m['text']}"
+
+
 def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],
                  window: Sequence[dict[str, Any]], turn_messages: Sequence[AnyMessage],
                  time_window: dict[str, str] | None, budget: int, encoding: str,
-                 window_budget: int | None = None, overrides: dict[str, str] | None = None) -> Prompt:
-    """The respond call's messages within ``budget`` tokens (pure: no I/O)."""
+                 window_budget: int | None = None, overrides: dict[str, str] | None = None,
+                 compact: bool = False) -> Prompt:
+    """The respond call's messages within ``budget`` tokens (pure: no I/O). ``compact``: the short prompt for
+    small local models (plain lines, no JSON, no tool instructions)."""
     tz = now.tzinfo if isinstance(now.tzinfo, ZoneInfo) else ZoneInfo("UTC")
     overrides = overrides or {}
     hint = ""
     if time_window:
         hint = prompts.render("time_hint", time_window, override=overrides.get("time_hint"))
-    lines = [memory_line(m, tz) for m in recalled]
+    asked = next((m.text for m in turn_messages if isinstance(m, HumanMessage)), "")
+    dated = bool(time_window) or bool(_ASKS_WHEN.search(asked))
+    lines = [compact_memory_line(m, tz, dated=dated) if compact else memory_line(m, tz) for m in recalled]
 
     def system(kept: int) -> str:
+        if compact:
+            return prompts.render("respond_compact", {
+                "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "time_hint": hint, "language": REPLY_IN[language(asked)],
+                "memories": "\n".join(lines[:kept]) or "(none)",
+                "tasks": "\n".join(f"- {t['title']}: {t.get('progress', '')}" for t in tasks) or "(none)"},
+                override=overrides.get("respond_compact"))
         return prompts.render("respond_system", {
             "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "timezone": str(tz), "time_hint": hint,
             "memories": "\n".join(lines[:kept]) or "(none)", "tasks": "\n".join(task_line(t) for t in tasks) or
@@ -91,15 +119,20 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         turn = turn_of(state)
         rounds = state.get("tool_rounds", 0)
         model = deps.models.chat(ctx.chat_model)
+        compact = s.prompt_profile == "compact" or (s.prompt_profile == "auto" and is_small_local(model))
         prompt = build_prompt(now=clock(turn), recalled=state.get("recalled", []), tasks=state.get("tasks", []),
                               window=state.get("window", []), turn_messages=this_turn(state["messages"]),
                               time_window=state.get("time_window"), budget=s.prompt_token_budget,
                               encoding=s.token_encoding, window_budget=s.window_token_budget,
-                              overrides=ctx.prompts)
-        use_tools = bool(tools) and rounds < s.max_tool_rounds
+                              overrides=ctx.prompts, compact=compact)
+        use_tools = bool(tools) and rounds < s.max_tool_rounds and not compact
         reply = invoke(model, prompt.messages, tools=tools if use_tools else ())
         if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only
             reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
+        if compact and not reply.tool_calls:  # small models loop and echo the prompt: repair what can be
+            cleaned = clean_answer(reply.text)
+            if cleaned != reply.text:
+                reply = AIMessage(cleaned, id=reply.id, usage_metadata=reply.usage_metadata)
         prompt_tokens, completion = usage_of(reply, prompt.messages, s.token_encoding)
         # what this call would have sent with the whole session instead of memories (palace usage's baseline)
         baseline = prompt.fixed_tokens + deps.short_term().history_tokens(turn["user_id"], turn["session_id"])
@@ -113,4 +146,4 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
 
 def route_after_respond(state: State) -> str:
     last = state["messages"][-1] if state.get("messages") else None
-    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "fact_check"
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "answered"

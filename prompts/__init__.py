@@ -19,7 +19,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "time_hint": frozenset({"phrase", "start", "end"}),
     "extract": frozenset({"now", "message"}),
     "verify": frozenset({"now", "existing", "candidates"}),
-    "respond_compact": frozenset({"now", "memories", "tasks", "time_hint"}),
+    "respond_compact": frozenset({"now", "memories", "tasks", "time_hint", "language"}),
     "summarize": frozenset({"conversation"}),
     "confirm_conflict": frozenset({"new", "old"}),
     "confirm_unchecked": frozenset({"new"}),

