@@ -26,6 +26,7 @@ from graph.api import (
     search_memories,
     validate_turn,
 )
+from graph.client import run_remote, server_for
 from graph.deps import Deps
 from graph.doctor import run_checks
 from graph.manage import (
@@ -58,7 +59,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_services_status(args: argparse.Namespace) -> int:
-    rows = services_status(_settings(args))
+    from graph.serve import server_status
+
+    settings = _settings(args)
+    rows = [*services_status(settings), server_status(settings.data_dir)]
     if args.json:
         print(json.dumps([asdict(r) for r in rows]))
     else:
@@ -503,6 +507,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 3
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from graph.serve import serve
+
+    return serve(_settings(args).data_dir, host=args.host, port=args.port)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from graph.mcp_stdio import run_stdio
+
+    code: int = run_stdio(_settings(args), args.user)
+    return code
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -544,6 +561,18 @@ def build_parser() -> argparse.ArgumentParser:
     start.set_defaults(func=cmd_services_start)
     stop = ssub.add_parser("stop", help="stop the embedded services (their data is kept)")
     stop.set_defaults(func=cmd_services_stop)
+
+    serve = sub.add_parser("serve", help="the LangGraph server with the memory API, MCP and the web inspector",
+                           description="Runs the LangGraph API server (langgraph dev, offline) with the project's "
+                                       "langgraph.json; it owns the data directory's stores while it runs and other "
+                                       "palace commands go through it.")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=2024)
+    serve.set_defaults(func=cmd_serve, local_only=True)
+    mcp = sub.add_parser("mcp", help="the memory tools over MCP on stdio, for one user",
+                         description="Through the running palace serve when there is one, else on the stores.")
+    _add_who(mcp, session=False)
+    mcp.set_defaults(func=cmd_mcp, local_only=True)
 
     doctor = sub.add_parser("doctor", help="check the chat model, verifier, embedder, Redis, PostgreSQL, Qdrant",
                             description="Each component in use, checked live, with a one-line fix for failures.")
@@ -684,7 +713,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        code: int = args.func(args)
+        remote = None if getattr(args, "local_only", False) else server_for(args)
+        code: int = run_remote(remote, args) if remote else args.func(args)
     except PalaceError as exc:
         print(f"palace: error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -12,11 +12,12 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.endpoint import default_data_dir
 from memory.temporal import zone
 
 
 def _default_data_dir() -> Path:
-    return Path.home() / ".memory-palace"
+    return default_data_dir()
 
 
 class Settings(BaseSettings):
@@ -48,6 +49,8 @@ class Settings(BaseSettings):
                                      "return once this many replicas hold them (WAIT; 0: don't wait).")
     redis_wait_timeout_ms: int = Field(default=100, ge=1, description="Redis Cluster: the longest WAIT; the write "
                                        "stands either way.")
+    api_token: SecretStr | None = Field(default=None, description="Set: the server's /palace/api and /palace/mcp "
+                                        "routes need 'Authorization: Bearer <token>'.")
 
     # --- LangGraph checkpointer (Redis) ----------------------------------------------------------------
     checkpoint_ttl_s: float | None = Field(default=None, gt=0, description="Unset: checkpoints never expire.")

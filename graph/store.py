@@ -12,23 +12,31 @@ The namespace of a user's memories is ``("memories", <user_id>)``; ``langgraph_s
   and keeps everything else (recorded time, use count, lineage).
 - ``delete_item(ns, key)`` forgets that memory.
 
-Not served, with a clear error: ``list_namespaces`` (it would enumerate users), namespaces other than
-``("memories", <user_id>)``, TTLs (memories fade by the ranking's decay, they do not expire).
+Not served, with a clear error (HTTP 400 through the server, the message in ``detail``): ``list_namespaces`` (it
+would enumerate users), namespaces other than ``("memories", <user_id>)``, TTLs (memories fade by the ranking's
+decay, they do not expire), filters other than ``status``.
+
+User ids with periods (e-mail addresses): the SDK and the server refuse periods in namespace labels, so the label
+writes each ``.`` as ``%2E`` (:func:`memory.validation.id_to_label`): ``("memories", "jo%2Eli@example%2Ecom")``
+is the namespace of ``jo.li@example.com``. Items carry the real id in ``value["user_id"]``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from langgraph.store.base import (
+    NOT_PROVIDED,
     BaseStore,
     GetOp,
     Item,
     ListNamespacesOp,
+    NotProvided,
     Op,
     PutOp,
     Result,
@@ -42,13 +50,15 @@ from memory.errors import InvalidInputError
 from memory.long_term import STATUSES, Memory, memory_id
 from memory.recall import recall
 from memory.temporal import event_time_ms, parse_timestamp
-from memory.validation import check_id, check_text
+from memory.validation import check_id, check_text, label_to_id
 
 NAMESPACE = "memories"
 
 
-class UnsupportedStoreOperation(NotImplementedError):
-    """A BaseStore operation this store does not serve (see the module docstring)."""
+class UnsupportedStoreOperation(InvalidInputError):
+    """A BaseStore operation this store does not serve (see the module docstring). An
+    :class:`~memory.errors.InvalidInputError`, so a ``ValueError``: the LangGraph server answers it with 400 and
+    the message (a ``NotImplementedError`` was a bare 500)."""
 
 
 class PalaceStore(BaseStore):
@@ -61,6 +71,18 @@ class PalaceStore(BaseStore):
         self.deps = deps
 
     # --- BaseStore ---------------------------------------------------------------------------------
+    def put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any],
+            index: Literal[False] | list[str] | None = None, *,
+            ttl: float | NotProvided | None = NOT_PROVIDED) -> None:
+        _refuse_ttl(ttl)
+        super().put(namespace, key, value, index)
+
+    async def aput(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any],
+                   index: Literal[False] | list[str] | None = None, *,
+                   ttl: float | NotProvided | None = NOT_PROVIDED) -> None:
+        _refuse_ttl(ttl)  # BaseStore raises a NotImplementedError here, which the server answers with a bare 500
+        await super().aput(namespace, key, value, index)
+
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         return [self._one(op) for op in ops]
 
@@ -84,7 +106,7 @@ class PalaceStore(BaseStore):
     def _user(self, namespace: tuple[str, ...]) -> str:
         if len(namespace) != 2 or namespace[0] != NAMESPACE:
             raise InvalidInputError(f"namespace must be ('{NAMESPACE}', <user_id>), got {namespace!r}")
-        return check_id("user id", namespace[1], max_length=self.deps.settings.max_id_length)
+        return check_id("user id", label_to_id(namespace[1]), max_length=self.deps.settings.max_id_length)
 
     def _id(self, user: str, key: str) -> str:
         check_text("key", key, max_chars=200)
@@ -145,6 +167,11 @@ class PalaceStore(BaseStore):
         if "important" in value:
             memory = memory.model_copy(update={"decay_weight": s.important_weight if value["important"] else 1.0})
         ltm.upsert([memory], self.deps.embeddings.embed_documents([memory.text]))
+
+
+def _refuse_ttl(ttl: object) -> None:
+    if ttl is not NOT_PROVIDED and ttl is not None:
+        raise UnsupportedStoreOperation("TTLs are not served: memories fade by the ranking's decay")
 
 
 def _times(m: Memory) -> tuple[datetime, datetime]:

@@ -103,6 +103,7 @@ async def test_langgraph_dev_streams_the_real_model_with_structured_output_and_c
     config["graphs"] = {"palace": str(ROOT / config["graphs"]["palace"].removeprefix("./"))}
     config["checkpointer"]["path"] = str(ROOT / config["checkpointer"]["path"].removeprefix("./"))
     config["store"]["path"] = str(ROOT / config["store"]["path"].removeprefix("./"))
+    config["http"]["app"] = str(ROOT / config["http"]["app"].removeprefix("./"))
     app = tmp_path / "app"
     app.mkdir()
     (app / "langgraph.json").write_text(json.dumps(config))

@@ -9,6 +9,7 @@ from langgraph.store.base import ListNamespacesOp
 
 from graph.store import PalaceStore, UnsupportedStoreOperation
 from memory.errors import InvalidInputError
+from memory.validation import id_to_label
 from tests.integration.agent_harness import Agent
 
 NS = ("memories", "alice")
@@ -52,8 +53,11 @@ def test_store_keeps_users_apart_and_names_what_it_does_not_serve(agent: Agent) 
         store.batch([ListNamespacesOp(match_conditions=None, max_depth=None, limit=10, offset=0)])
     with pytest.raises(UnsupportedStoreOperation, match="filter"):
         store.search(NS, filter={"text": "x"})
-    with pytest.raises(NotImplementedError, match="TTL"):
+    with pytest.raises(UnsupportedStoreOperation, match="TTL"):  # a ValueError: the server answers 400
         store.put(NS, "t", {"text": "x"}, ttl=5)
+    email = ("memories", id_to_label("jo.li@example.com"))  # the SDK refuses periods in labels
+    store.put(email, "e", {"text": "My desk is 4F-12"})
+    assert store.get(email, "e").value["user_id"] == "jo.li@example.com"  # type: ignore[union-attr]
     with pytest.raises(InvalidInputError, match=r"value\.text"):
         store.put(NS, "t", {"nope": 1})
 

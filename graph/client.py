@@ -1,0 +1,299 @@
+"""The CLI's client mode: when the data directory names a live ``palace serve`` (``graph.endpoint``), ``palace
+memories ...``, ``tasks``, ``usage`` and ``chat`` go through its HTTP API instead of opening the stores (the
+server owns them). httpx and the standard library only: this path never imports the agent stack.
+
+:class:`PalaceClient` is also the :class:`graph.mcp_server.MemoryDoor` of ``palace mcp`` when a server runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from graph import endpoint
+from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
+
+JSON = dict[str, Any]
+# The commands the server answers; the rest (serve, mcp, services, doctor, sweep) run locally.
+REMOTE = {"chat", "memories", "tasks", "usage"}
+
+
+class RemoteError(PalaceError):
+    """An error the server answered with (its message, and the CLI's exit code for its HTTP status)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class PalaceClient:
+    """The memory HTTP API of one server (``/palace/api``)."""
+
+    def __init__(self, url: str, *, token: str | None = None, timeout_s: float = 120.0) -> None:
+        self.url = url.rstrip("/")
+        token = token if token is not None else os.environ.get("PALACE_API_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.url + "/palace/api", headers=headers, timeout=timeout_s)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            r = self.http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailableError("palace server", self.url, str(exc) or type(exc).__name__,
+                                          fix="is palace serve still running?") from exc
+        if r.status_code >= 400:
+            try:
+                detail = r.json().get("detail", r.text)
+            except ValueError:
+                detail = r.text
+            code = {404: NotFoundError.exit_code, 503: 3}.get(r.status_code, 2 if r.status_code < 500 else 1)
+            raise RemoteError(str(detail), code)
+        if r.headers.get("content-type", "").startswith("application/json"):
+            return r.json()
+        return r.text
+
+    @staticmethod
+    def _u(user_id: str) -> str:
+        return "/users/" + quote(user_id, safe="")
+
+    # --- the MemoryDoor ------------------------------------------------------------------------------------
+    def add(self, user_id: str, text: str, *, important: bool = False, at: str | None = None) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories",
+                              json={"text": text, "important": important, "at": at})
+        return out
+
+    def search(self, user_id: str, query: str, *, limit: int | None = None, now: str | None = None) -> list[JSON]:
+        params = {k: v for k, v in {"q": query, "limit": limit, "now": now}.items() if v is not None}
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/memories/search", params=params)
+        return out
+
+    def memories(self, user_id: str, status: str = "active") -> list[JSON]:
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/memories", params={"status": status})
+        return out
+
+    def forget(self, user_id: str, ids: list[str]) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories/forget", json={"ids": ids})
+        return out
+
+    def disputed(self, user_id: str) -> list[JSON]:
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/review")
+        return out
+
+    def review(self, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/review",
+                              json={"accept": accept, "reject": reject, "both": both or []})
+        return out
+
+    def history(self, user_id: str, memory_id: str) -> list[JSON]:
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/memories/" + quote(memory_id, safe="") + "/history")
+        return out
+
+    def restore(self, user_id: str, memory_id: str) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories/" + quote(memory_id, safe="") + "/restore")
+        return out
+
+    # --- the rest of the CLI ---------------------------------------------------------------------------------
+    def show(self, user_id: str, memory_id: str) -> JSON:
+        out: JSON = self.call("GET", self._u(user_id) + "/memories/" + quote(memory_id, safe=""))
+        return out
+
+    def pin(self, user_id: str, memory_id: str) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories/" + quote(memory_id, safe="") + "/pin")
+        return out
+
+    def forget_all(self, user_id: str) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/forget-all")
+        return out
+
+    def export(self, user_id: str) -> str:
+        return str(self.call("GET", self._u(user_id) + "/memories/export"))
+
+    def import_(self, user_id: str, text: str) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/memories/import", content=text.encode())
+        return out
+
+    def tasks(self, user_id: str, *, session: str | None = None, status: str | None = None) -> list[JSON]:
+        params = {k: v for k, v in {"session": session, "status": status}.items() if v}
+        out: list[JSON] = self.call("GET", self._u(user_id) + "/tasks", params=params)
+        return out
+
+    def task(self, user_id: str, task_id: str) -> JSON:
+        out: JSON = self.call("GET", self._u(user_id) + "/tasks/" + quote(task_id, safe=""))
+        return out
+
+    def usage(self, user_id: str, by: str) -> JSON:
+        out: JSON = self.call("GET", self._u(user_id) + "/usage", params={"by": by})
+        return out
+
+    def chat(self, user_id: str, body: JSON) -> JSON:
+        out: JSON = self.call("POST", self._u(user_id) + "/chat", json=body)
+        return out
+
+
+def server_for(args: argparse.Namespace) -> str | None:
+    """The URL of the live server of the command's data directory, if the command is one it answers."""
+    if getattr(args, "command", None) not in REMOTE:
+        return None
+    found = endpoint.live(endpoint.data_dir(getattr(args, "data_dir", None)))
+    return found.url if found else None
+
+
+def _when(ms: int | None) -> str:
+    return "" if ms is None else datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+def _print(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False))
+
+
+def run_remote(url: str, args: argparse.Namespace) -> int:
+    """Run the parsed command through the server at ``url``; prints what the local command prints (``--json``
+    output is the same; tables are the same columns, times in this machine's zone)."""
+    client = PalaceClient(url)
+    try:
+        return _dispatch(client, args)
+    finally:
+        client.close()
+
+
+def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
+    cmd, action = args.command, getattr(args, "action", None)
+    as_json = getattr(args, "json", False)
+    if cmd == "chat":
+        if args.resume is None and args.message is None:
+            raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+        out = c.chat(args.user, {"message": args.message, "session": args.session, "at": args.at,
+                                 "important": args.important, "resume": args.resume})
+        if as_json:
+            _print(out)
+        else:
+            print(out["answer"])
+            if args.explain:
+                print("\nrecalled memories:")
+                for n, r in enumerate(out.get("recalled") or [], 1):
+                    print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} x decay "
+                          f"{r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}  {r['text']}")
+            for i in out.get("interrupts") or []:
+                print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
+        return 0
+    if cmd == "usage":
+        if args.user is None:
+            raise InvalidInputError("through a running server, usage is per user: give --user")
+        out = c.usage(args.user, args.by)
+        if as_json:
+            _print(out)
+        else:
+            for r in out["rows"]:
+                print(f"{r['key'][:20]:<20}{r['calls']:>7}{r['prompt_tokens']:>11,}{r['completion_tokens']:>12,}"
+                      f"{float(r['cost_usd']):>12.4f}{r['baseline_prompt_tokens']:>21,}")
+            print(f"prompt tokens: {out['prompt_tokens']:,} against {out['full_history_prompt_tokens']:,} with the "
+                  f"full history (saving {out['saving_pct']}%)")
+        return 0
+    if cmd == "tasks":
+        if action == "list":
+            tasks = c.tasks(args.user, session=args.session, status=args.status)
+            if as_json:
+                _print(tasks)
+            else:
+                for t in tasks:
+                    print(f"{t['id']}  {t['title']}: {t.get('progress', '')}")
+                print(f"{len(tasks)} tasks of {args.user}")
+        else:
+            task = c.task(args.user, args.id)
+            if as_json:
+                _print(task)
+            else:
+                print(f"{task['id']}  {task['title']}")
+                for i, step in enumerate(task["steps"], 1):
+                    print(f"  [{'x' if i <= task['current_step'] else ' '}] {i}. {step}")
+        return 0
+    # memories
+    user = str(args.user)
+    if action == "add":
+        m = c.add(user, args.text, important=args.important, at=args.at)
+        _print(m) if as_json else print(m["id"])
+    elif action == "search":
+        found = c.search(user, args.query, limit=args.limit, now=args.now)
+        if as_json:
+            _print([{k: v for k, v in r.items() if k != "status"} for r in found])
+        else:
+            for i, r in enumerate(found, 1):
+                print(f"{i}. {r['score']:.3f}  [{_when(r['event_time'] or r['timestamp'])}] {r['text']}  ({r['id']})")
+            if not found:
+                print("no memories found")
+    elif action == "list":
+        listed = c.memories(user, args.status)
+        if as_json:
+            _print(listed)
+        else:
+            for m in listed:
+                flags = ("*" if m["decay_weight"] > 1 else " ") + {"active": " ", "disputed": "?"}.get(m["status"], "-")
+                print(f"{m['id'][:8]}  {_when(m['timestamp'])}  {flags}  {m['text']}")
+            print(f"{len(listed)} memories of {user} ({args.status}; * important, ? disputed, - superseded)")
+    elif action in ("show", "pin"):
+        m = c.show(user, args.id) if action == "show" else c.pin(user, args.id)
+        if as_json:
+            _print(m)
+        elif action == "pin":
+            print(f"pinned {m['id']}: {m['text']}")
+        else:
+            for key, value in m.items():
+                print(f"{key:>15}: {value}")
+    elif action == "forget":
+        if args.all and args.ids:
+            raise InvalidInputError("give memory ids or --all, not both")
+        if args.all:
+            everything = c.forget_all(user)
+            _print(everything) if as_json else print(f"forgot everything of {user}: " + ", ".join(
+                f"{k.replace('_', ' ')} {v}" for k, v in everything.items() if k != "user_id"))
+            return 0
+        gone = c.forget(user, list(args.ids))
+        _print(gone) if as_json else print(
+            f"forgot {gone['memories']} of {len(set(args.ids))} memories of {user}, {gone['derived']} derived "
+            f"from the same messages, {gone['short_term_entries']} short-term entries")
+    elif action == "review":
+        if args.accept or args.reject or args.both:
+            out = c.review(user, accept=list(args.accept), reject=list(args.reject), both=list(args.both))
+            _print(out) if as_json else print("\n".join(f"{i}: {o}" for i, o in out.items()))
+        else:
+            found = c.disputed(user)
+            if as_json:
+                _print(found)
+            else:
+                for d in found:
+                    print(f"{d['id']}  {d['text']}\n    contradicts: {d.get('conflicts_with_text')}")
+                print(f"{len(found)} disputed; decide with: palace memories review --user {user} --accept ID "
+                      "| --reject ID")
+    elif action == "history":
+        events = c.history(user, args.id)
+        if as_json:
+            _print(events)
+        else:
+            for e in events:
+                why = f"  [{e['reason']}]" if e.get("reason") else ""
+                print(f"{(e.get('at') or '')[:16]}  {e['memory_id'][:8]}  {e['event']:<10} {e['text']!r}{why}")
+            if not events:
+                print("no recorded changes (the memory predates the history)")
+    elif action == "restore":
+        done = c.restore(user, args.id)
+        _print(done) if as_json else print(f"restored {done['id'][:8]} (was {done['was']}): {done['text']}")
+    elif action == "export":
+        text = c.export(user)
+        sys.stdout.write(text)
+        print(f"palace: exported {text.count(chr(10))} memories of {user}", file=sys.stderr)
+    elif action == "import":
+        raise InvalidInputError("import is not served through a running server by the CLI (it may name several "
+                                "users): POST the file to /palace/api/users/<user>/memories/import")
+    else:
+        raise InvalidInputError(f"{cmd} {action} is not served through a running server")
+    return 0

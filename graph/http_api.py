@@ -1,0 +1,275 @@
+"""The server's own routes (``langgraph.json`` → ``"http": {"app": "./graph/http_api.py:app"}``), beside the
+graph, the threads and the store that LangGraph serves:
+
+- ``/palace/api/...``: the memory HTTP API (below), one user per path (``/palace/api/users/<user_id>/...``);
+- ``/palace/mcp?user_id=U``: the MCP memory tools over Streamable HTTP (``graph.mcp_server``);
+- ``/palace/ui/``: the web memory inspector (static files in ``graph/web``; no CDN).
+
+Every route calls the operation the CLI calls (``graph.door`` over ``graph.api`` / ``graph.manage``), in a worker
+thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not the JSON asked for: 422), not found
+404 (another user's memory is not found), a store that cannot be reached 503. With ``PALACE_API_TOKEN`` set, the
+API and MCP need ``Authorization: Bearer <token>`` (401 otherwise); ``/palace/api/health`` stays open.
+
+On start the app opens the stores (so the server is their single owner while it runs, and a store held by another
+process stops the start with its message).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from graph import door
+from graph.deps import Deps
+from graph.mcp_server import build_mcp, user_from_query
+from memory.errors import ConfigurationError, InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
+
+log = logging.getLogger(__name__)
+WEB = Path(__file__).resolve().parent / "web"
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _status(exc: PalaceError) -> int:
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, InvalidInputError | ConfigurationError):
+        return 400
+    if isinstance(exc, ServiceUnavailableError):
+        return 503
+    return 500
+
+
+def _authorized(deps: Deps, headers: Any) -> bool:
+    token = deps.settings.api_token
+    if token is None:
+        return True
+    given = str(headers.get("authorization", ""))
+    return hmac.compare_digest(given.encode(), f"Bearer {token.get_secret_value()}".encode())
+
+
+def _unauthorized() -> JSONResponse:
+    return JSONResponse({"detail": "missing or wrong bearer token (PALACE_API_TOKEN)"}, status_code=401,
+                        headers={"WWW-Authenticate": "Bearer"})
+
+
+class BadBody(Exception):
+    """A request body that is not the JSON object a route asks for (422)."""
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        raw = await request.json()
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadBody(f"the body is not JSON: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise BadBody("the body must be a JSON object")
+    return raw
+
+
+def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any = None,
+           required: bool = False) -> Any:
+    if name not in body or body[name] is None:
+        if required:
+            raise BadBody(f"{name!r} is required")
+        return default
+    value = body[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise BadBody(f"{name!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _ids(body: dict[str, Any], name: str) -> list[str]:
+    value = _field(body, name, list, default=[])
+    if not all(isinstance(i, str) for i in value):
+        raise BadBody(f"{name!r} must be a list of memory ids (strings)")
+    return list(value)
+
+
+def _int(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise InvalidInputError(f"{name} must be a whole number, got {raw!r}") from None
+
+
+def create_app(deps: Deps) -> Starlette:
+    """The routes on ``deps`` (the server's stores; tests pass theirs with a scripted model)."""
+    mcp = build_mcp(door.LocalDoor(deps), user_from_query)
+    # Stateless JSON responses: every tool call stands alone (the user comes with each request's URL). The Host
+    # check is off because the server binds where ``palace serve --host`` says; PALACE_API_TOKEN guards the door.
+    mcp.streamable_http_app(stateless_http=True, json_response=True,
+                            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    manager: StreamableHTTPSessionManager = mcp.session_manager
+
+    def api(fn: Callable[[Request], Awaitable[Any]]) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            if not _authorized(deps, request.headers):
+                return _unauthorized()
+            try:
+                result = await fn(request)
+            except PalaceError as exc:
+                return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+            except BadBody as exc:
+                return JSONResponse({"detail": str(exc)}, status_code=422)
+            return result if isinstance(result, Response) else JSONResponse(result)
+        return endpoint
+
+    def sync(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
+        return run_in_threadpool(fn, deps, *args, **kwargs)
+
+    def user(request: Request) -> str:
+        return str(request.path_params["user_id"])
+
+    async def health(request: Request) -> Response:
+        return JSONResponse(door.health(deps))
+
+    async def memories(request: Request) -> Any:
+        return await sync(door.list_, user(request), request.query_params.get("status", "active"))
+
+    async def search(request: Request) -> Any:
+        return await sync(door.search, user(request), request.query_params.get("q", ""),
+                          now=request.query_params.get("now") or None, limit=_int(request, "limit"))
+
+    async def add(request: Request) -> Any:
+        body = await _body(request)
+        return await sync(door.add, user(request), _field(body, "text", str, required=True),
+                          at=_field(body, "at", str), important=_field(body, "important", bool, default=False))
+
+    async def show(request: Request) -> Any:
+        return await sync(door.show, user(request), request.path_params["memory_id"])
+
+    async def pin(request: Request) -> Any:
+        return await sync(door.pin, user(request), request.path_params["memory_id"])
+
+    async def forget_one(request: Request) -> Any:
+        return await sync(door.forget, user(request), [request.path_params["memory_id"]])
+
+    async def forget(request: Request) -> Any:
+        return await sync(door.forget, user(request), _ids(await _body(request), "ids"))
+
+    async def forget_all(request: Request) -> Any:
+        return await sync(door.forget_all, user(request))
+
+    async def chat(request: Request) -> Any:
+        body = await _body(request)
+        return await sync(door.chat, user(request), _field(body, "session", str, default="default"),
+                          _field(body, "message", str), at=_field(body, "at", str),
+                          important=_field(body, "important", bool, default=False), resume=_field(body, "resume", str))
+
+    async def disputed(request: Request) -> Any:
+        return await sync(door.disputed, user(request))
+
+    async def review(request: Request) -> Any:
+        body = await _body(request)
+        return await sync(door.review, user(request), accept=_ids(body, "accept"), reject=_ids(body, "reject"),
+                          both=_ids(body, "both"))
+
+    async def history(request: Request) -> Any:
+        return await sync(door.history, user(request), request.path_params["memory_id"])
+
+    async def restore(request: Request) -> Any:
+        return await sync(door.restore, user(request), request.path_params["memory_id"])
+
+    async def export(request: Request) -> Any:
+        text = await sync(door.export, user(request))
+        return PlainTextResponse(text, media_type="application/x-ndjson")
+
+    async def import_(request: Request) -> Any:
+        try:
+            text = (await request.body()).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadBody("the body is not UTF-8 JSON lines") from exc
+        return await sync(door.import_, user(request), text)
+
+    async def tasks(request: Request) -> Any:
+        q = request.query_params
+        return await sync(door.tasks, user(request), session_id=q.get("session") or None,
+                          status=q.get("status") or None)
+
+    async def task(request: Request) -> Any:
+        return await sync(door.task, user(request), request.path_params["task_id"])
+
+    async def usage(request: Request) -> Any:
+        return await sync(door.usage, user(request), request.query_params.get("by", "day"))
+
+    async def unknown(request: Request) -> Response:
+        return JSONResponse({"detail": f"no route {request.method} {request.url.path}"}, status_code=404)
+
+    u = "/users/{user_id}"
+    routes = [
+        Route("/health", health),
+        Route(u + "/memories", api(memories), methods=["GET"]),
+        Route(u + "/memories", api(add), methods=["POST"]),
+        Route(u + "/memories/search", api(search), methods=["GET"]),
+        Route(u + "/memories/forget", api(forget), methods=["POST"]),
+        Route(u + "/memories/export", api(export), methods=["GET"]),
+        Route(u + "/memories/import", api(import_), methods=["POST"]),
+        Route(u + "/memories/{memory_id}", api(show), methods=["GET"]),
+        Route(u + "/memories/{memory_id}", api(forget_one), methods=["DELETE"]),
+        Route(u + "/memories/{memory_id}/pin", api(pin), methods=["POST"]),
+        Route(u + "/memories/{memory_id}/history", api(history), methods=["GET"]),
+        Route(u + "/memories/{memory_id}/restore", api(restore), methods=["POST"]),
+        Route(u + "/forget-all", api(forget_all), methods=["POST"]),
+        Route(u + "/chat", api(chat), methods=["POST"]),
+        Route(u + "/review", api(disputed), methods=["GET"]),
+        Route(u + "/review", api(review), methods=["POST"]),
+        Route(u + "/tasks", api(tasks), methods=["GET"]),
+        Route(u + "/tasks/{task_id}", api(task), methods=["GET"]),
+        Route(u + "/usage", api(usage), methods=["GET"]),
+        Route("/{rest:path}", unknown, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ]
+
+    class GuardedMCP:
+        """The MCP transport behind the bearer token."""
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            from starlette.datastructures import Headers
+
+            if scope["type"] == "http" and not _authorized(deps, Headers(scope=scope)):
+                await _unauthorized()(scope, receive, send)
+                return
+            await manager.handle_request(scope, receive, send)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(_open_stores, deps)
+        async with manager.run():
+            yield
+
+    mcp_app: ASGIApp = GuardedMCP()
+    return Starlette(routes=[
+        Mount("/palace/api", routes=routes),
+        Route("/palace/mcp", mcp_app, methods=["GET", "POST", "DELETE"]),
+        Route("/palace/ui", lambda request: RedirectResponse("/palace/ui/")),
+        Mount("/palace/ui", StaticFiles(directory=WEB, html=True)),
+    ], lifespan=lifespan)
+
+
+def _open_stores(deps: Deps) -> None:
+    """Open every store now: the server owns the embedded ones from its start, and fails to start naming the
+    store that cannot be opened."""
+    deps.long_term()
+    deps.short_term().client.ping()
+    deps.tasks()
+    log.info("palace: stores open (%s)", json.dumps(door.health(deps)))
+
+
+app = create_app(Deps())

@@ -1,0 +1,34 @@
+"""``palace mcp --user U``: the memory tools (``graph.mcp_server``) over stdio for one user, through the running
+``palace serve`` when the data directory names one (it owns the stores), else on the stores directly."""
+
+from __future__ import annotations
+
+import anyio
+
+from graph import endpoint
+from graph.mcp_server import MemoryDoor, build_mcp
+from graph.settings import Settings
+from memory.validation import check_id
+
+
+def run_stdio(settings: Settings, user_id: str) -> int:
+    check_id("user id", user_id, max_length=settings.max_id_length)
+    found = endpoint.live(endpoint.data_dir(settings.data_dir))
+    door: MemoryDoor
+    if found is not None:
+        from graph.client import PalaceClient
+
+        client = PalaceClient(found.url)
+        door, closer = client, client.close
+    else:
+        from graph.deps import Deps
+        from graph.door import LocalDoor
+        from graph.resources import Resources
+
+        resources = Resources(settings)
+        door, closer = LocalDoor(Deps(settings, resources=resources)), resources.close
+    try:
+        anyio.run(build_mcp(door, lambda ctx: user_id).run_stdio_async)
+    finally:
+        closer()
+    return 0

@@ -1,0 +1,101 @@
+"""``palace serve``: the LangGraph API server (what ``langgraph dev`` runs) with the project's ``langgraph.json``,
+offline (no analytics, no version check, no tracing, no browser), the single owner of the data directory's stores
+while it runs. It publishes its URL in ``<data_dir>/server.json`` (``graph.endpoint``) once it answers, and
+removes the file when it stops, so ``palace`` commands in other processes go through it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from graph import endpoint
+from memory.embedded import ServiceStatus
+from memory.errors import ConfigurationError
+
+ROOT = Path(__file__).resolve().parent.parent
+# The project's langgraph.json with the paths made absolute (tests/unit checks the two agree).
+PROJECT_CONFIG: dict[str, Any] = {
+    "graphs": {"palace": "./graph/server.py:graph"},
+    "checkpointer": {"path": "./graph/checkpointer.py:checkpointer"},
+    "store": {"path": "./graph/server.py:store"},
+    "http": {"app": "./graph/http_api.py:app"},
+}
+OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
+
+
+def _absolute(ref: str) -> str:
+    return str(ROOT / ref.removeprefix("./")) if ref.startswith("./") else ref
+
+
+def server_config(config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``config`` (default: the project's) with every ``./path`` made absolute, so the server runs from anywhere."""
+    c = config or PROJECT_CONFIG
+    out: dict[str, Any] = {"graphs": {k: _absolute(v) for k, v in c["graphs"].items()}}
+    if "checkpointer" in c:
+        out["checkpointer"] = {**c["checkpointer"], "path": _absolute(c["checkpointer"]["path"])}
+    if "store" in c:
+        out["store"] = {**c["store"], "path": _absolute(c["store"]["path"])}
+    if "http" in c:
+        out["http"] = {**c["http"], "app": _absolute(c["http"]["app"])}
+    return out
+
+
+def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 2024, config: dict[str, Any] | None = None,
+          log_level: str = "WARNING") -> int:
+    """Run the server until it is stopped (Ctrl-C, SIGTERM). Another live server on ``data_dir``: exit 2."""
+    data_dir = endpoint.data_dir(data_dir)
+    running = endpoint.live(data_dir)
+    if running is not None:
+        raise ConfigurationError(f"a palace server already runs for {data_dir} at {running.url} (pid {running.pid})")
+    try:
+        from langgraph_api.cli import run_server  # the server stack loads only here
+    except ImportError as exc:
+        raise ConfigurationError("palace serve needs the LangGraph API server: pip install "
+                                 "'memory-palace[serve]'") from exc
+
+    os.environ.update(OFFLINE_ENV)
+    os.environ["PALACE_DATA_DIR"] = str(data_dir)  # the server's settings name the same stores
+    work = data_dir / "langgraph"  # the in-memory runtime keeps its run queue and threads under the cwd
+    work.mkdir(parents=True, exist_ok=True)
+    os.chdir(work)
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    stop = threading.Event()
+
+    def publish() -> None:
+        while not stop.is_set():
+            if endpoint.healthy(url, timeout_s=1):
+                endpoint.write(data_dir, url)
+                print(f"palace: serving {data_dir} at {url} (API {url}/palace/api, MCP {url}/palace/mcp, "
+                      f"inspector {url}/palace/ui/)", flush=True)
+                return
+            time.sleep(0.2)
+
+    threading.Thread(target=publish, name="palace-endpoint", daemon=True).start()
+    c = server_config(config)
+    # uvicorn restores the handlers it found and raises the signal it caught again once it has shut down: with
+    # the default SIGTERM action the process would die there, before the endpoint file is removed.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    try:
+        run_server(host, port, False, c["graphs"], open_browser=False, store=c.get("store"), http=c.get("http"),
+                   checkpointer=c.get("checkpointer"), server_level=log_level)
+    finally:
+        stop.set()
+        endpoint.remove(data_dir)
+    return 0
+
+
+def server_status(data_dir: Path) -> ServiceStatus:
+    """The ``palace serve`` of ``data_dir``, checked live (a stale endpoint file is removed)."""
+    data_dir = endpoint.data_dir(data_dir)
+    found = endpoint.live(data_dir)
+    if found is None:
+        return ServiceStatus("Server", "embedded", str(data_dir / endpoint.FILE), False,
+                             detail="no palace serve runs for this data directory")
+    return ServiceStatus("Server", "embedded", found.url, True, found.pid,
+                         "palace serve: owns the stores; commands go through it")

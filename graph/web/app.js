@@ -1,0 +1,150 @@
+// The memory inspector: plain JavaScript on the server's /palace/api (no framework, no CDN).
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const api = "/palace/api";
+let user = new URLSearchParams(location.search).get("user") || "";
+
+function token() { return sessionStorage.getItem("palace-token") || ""; }
+
+async function call(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (token()) headers.Authorization = "Bearer " + token();
+  const r = await fetch(api + "/users/" + encodeURIComponent(user) + path,
+                        { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status === 401) { document.querySelector(".token").hidden = false; }
+  const data = (r.headers.get("content-type") || "").startsWith("application/json") ? await r.json() : await r.text();
+  if (!r.ok) throw new Error((data && data.detail) || r.statusText);
+  return data;
+}
+
+function say(text, error) { const s = $("#status"); s.textContent = text; s.className = error ? "error" : ""; }
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c ?? ""));
+  return e;
+}
+
+function when(ms) {
+  if (ms === null || ms === undefined) return "";
+  const d = new Date(ms);
+  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+function bar(name, value, scale) {
+  const pct = Math.max(0, Math.min(1, value / scale)) * 100;
+  return [el("span", {}, name), el("div", { class: "bar", title: `${name} ${value}` },
+          el("i", { class: name, style: `width:${pct.toFixed(1)}%` })), el("span", {}, value.toFixed(3))];
+}
+
+function scoreCell(r) {
+  if (r.score === undefined) return el("td", { class: "when" }, "(no query)");
+  return el("td", {}, el("div", { class: "score" }, "score " + r.score.toFixed(3)),
+            el("div", { class: "bars" }, ...bar("relevance", r.relevance, 1), ...bar("decay", r.decay, 1),
+               ...bar("weight", r.weight, 2), ...bar("boost", r.boost, 1.5)));
+}
+
+async function loadMemories() {
+  const q = $("#query").value.trim();
+  const rows = q ? await call("GET", "/memories/search?limit=20&q=" + encodeURIComponent(q))
+                 : await call("GET", "/memories?status=" + $("#status-filter").value);
+  const body = $("#memories tbody");
+  body.replaceChildren(...rows.map((r) => el("tr", { "data-id": r.id },
+    el("td", {}, el("span", { class: "text" }, r.text), " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
+    el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
+    scoreCell(r), el("td", { class: "when" }, when(r.timestamp)), el("td", { class: "when" }, when(r.event_time)))));
+  if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "5" }, q ? "nothing recalled" : "no memories")));
+  timeline(rows);
+  return rows;
+}
+
+async function showHistory(link, id) {
+  const events = await call("GET", "/memories/" + encodeURIComponent(id) + "/history");
+  const list = el("ul", { class: "history" }, ...events.map((e) => el("li", {},
+    `${(e.at || "").slice(0, 16).replace("T", " ")} UTC ${e.event}` + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
+  if (!events.length) list.append(el("li", {}, "no recorded changes"));
+  link.replaceWith(list);
+}
+
+function timeline(rows) {
+  const t = $("#timeline");
+  const times = rows.flatMap((r) => [r.timestamp, r.event_time]).filter((x) => x !== null && x !== undefined);
+  t.replaceChildren(el("span", { class: "lab", style: "top:0" }, "recorded"),
+                    el("span", { class: "lab", style: "top:24px" }, "event"));
+  if (!times.length) return;
+  const lo = Math.min(...times), hi = Math.max(...times), span = Math.max(1, hi - lo);
+  const x = (ms) => `calc(70px + ${(((ms - lo) / span) * 100).toFixed(2)}% * 0.9)`;
+  for (const r of rows) {
+    t.append(el("i", { class: "dot rec", style: `left:${x(r.timestamp)}`, title: `${r.text} (recorded ${when(r.timestamp)})` }));
+    if (r.event_time) t.append(el("i", { class: "dot evt", style: `left:${x(r.event_time)}`, title: `${r.text} (event ${when(r.event_time)})` }));
+  }
+}
+
+async function decide(id, choice) {
+  try {
+    const out = await call("POST", "/review", { [choice]: [id] });
+    await refresh();
+    say(`${id.slice(0, 8)}: ${out[id]}`);
+  } catch (e) { say(e.message, true); }
+}
+
+async function loadDisputed() {
+  const found = await call("GET", "/review");
+  $("#disputed").replaceChildren(...found.map((d) => el("li", { "data-id": d.id },
+    el("b", {}, d.text), " ", el("span", { class: "vs" }, d.conflicts_with_text ? `contradicts “${d.conflicts_with_text}”` : "(could not be checked)"),
+    " ", el("button", { class: "accept", onclick: () => decide(d.id, "accept") }, "Accept"),
+    " ", el("button", { class: "reject", onclick: () => decide(d.id, "reject") }, "Reject"),
+    " ", el("button", { class: "both", onclick: () => decide(d.id, "both") }, "Keep both"))));
+  if (!found.length) $("#disputed").append(el("li", {}, "nothing to decide"));
+}
+
+async function loadTasks() {
+  const tasks = await call("GET", "/tasks");
+  const items = [];
+  for (const t of tasks) {
+    const full = await call("GET", "/tasks/" + encodeURIComponent(t.id));
+    items.push(el("li", {}, el("b", {}, full.title), ` (${full.status}, step ${full.current_step}/${full.steps.length})`,
+      el("ol", {}, ...full.steps.map((s, i) => el("li", {}, (i < full.current_step ? "✓ " : "") + s))),
+      el("ul", {}, ...(full.history || []).map((h) => el("li", { class: "vs" }, `${(h.at || "").slice(0, 16).replace("T", " ")} UTC ${h.event}` + (h.from_step === null ? ` at step ${h.to_step}` : `: step ${h.from_step} → ${h.to_step}`) + (h.note ? ` (${h.note})` : ""))))));
+  }
+  $("#tasks").replaceChildren(...items);
+  if (!items.length) $("#tasks").append(el("li", {}, "no tasks"));
+}
+
+async function loadUsage() {
+  const u = await call("GET", "/usage?by=day");
+  const top = Math.max(1, u.prompt_tokens, u.full_history_prompt_tokens);
+  const row = (label, n, cls) => el("div", { class: "usage-row" }, el("span", {}, label),
+    el("div", { class: "bar" }, el("i", { class: cls, style: `width:${(100 * n / top).toFixed(1)}%` })), el("span", {}, n.toLocaleString() + " tokens"));
+  $("#usage").replaceChildren(row("every call we made", u.prompt_tokens, "relevance"),
+    row("full-history baseline", u.full_history_prompt_tokens, "decay"),
+    el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${u.saving_pct}% fewer prompt tokens; cost $${u.cost_usd} vs $${u.full_history_cost_usd}`));
+}
+
+async function refresh() {
+  if (!user) { say("name a user to inspect"); return; }
+  try {
+    await Promise.all([loadMemories(), loadDisputed(), loadTasks(), loadUsage()]);
+    say(`memories of ${user}`);
+    document.body.dataset.loaded = "1";
+  } catch (e) { say(e.message, true); }
+}
+
+$("#who").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  user = $("#user").value.trim();
+  if ($("#token").value) sessionStorage.setItem("palace-token", $("#token").value);
+  history.replaceState(null, "", "?user=" + encodeURIComponent(user));
+  refresh();
+});
+$("#search").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  loadMemories().then((rows) => say(`${rows.length} memories`)).catch((e) => say(e.message, true));
+});
+$("#user").value = user;
+refresh();

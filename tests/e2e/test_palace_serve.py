@@ -1,0 +1,275 @@
+"""One ``palace serve`` on the embedded default (Redis, PostgreSQL and Qdrant Edge under one data directory), and
+every door from other processes on the same memories: the CLI (a thin client of the server), the HTTP API, the
+official MCP client, langgraph_sdk's store API and a real browser (Debian's chromium driven by selenium). Each
+checks isolation between users. Ids from identity providers (``auth0|...``, ``google-oauth2|...``, e-mail
+addresses) are used throughout. No model is configured: nothing here needs one."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+from mcp import Client
+
+from memory.embedded import EmbeddedPostgres, EmbeddedRedis
+from memory.postgres import TaskStore, open_pool
+from memory.validation import id_to_label
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PALACE_TEST_ARTIFACTS", ROOT / "test-artifacts"))
+ALICE, BOB, CAROL = "auth0|a1", "google-oauth2|b2", "carol.k@example.com"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _palace() -> str:
+    return shutil.which("palace", path=str(Path(sys.executable).parent)) or "palace"
+
+
+@dataclass
+class Served:
+    data_dir: Path
+    url: str
+    proc: subprocess.Popen[bytes]
+    env: dict[str, str]
+
+    def api(self, method: str, user: str, path: str, **kwargs: object) -> object:
+        r = httpx.request(method, self.url + "/palace/api" + _user(user) + path, timeout=60, **kwargs)  # type: ignore[arg-type]
+        r.raise_for_status()
+        return r.json() if r.headers["content-type"].startswith("application/json") else r.text
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([_palace(), *args], env=self.env, capture_output=True, text=True, timeout=120)
+        if check and done.returncode != 0:
+            raise AssertionError(f"palace {' '.join(args)}: exit {done.returncode}: {done.stderr}")
+        return done
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    data_dir = tmp_path_factory.mktemp("served")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
+    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0"}
+    log = data_dir / "serve.log"
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 150
+    while not (data_dir / "server.json").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"palace serve did not start: {log.read_text()[-3000:]}")
+        time.sleep(0.3)
+    assert json.loads((data_dir / "server.json").read_text()) == {
+        "url": url, "pid": proc.pid, "started_at": pytest.approx(time.time(), abs=200)}
+    try:
+        yield Served(data_dir, url, proc, env)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        EmbeddedRedis(data_dir).stop()
+        EmbeddedPostgres(data_dir).stop()
+
+
+def test_cli_goes_through_the_server_and_stays_scoped(served: Served) -> None:
+    status = served.cli("services", "status", "--json")
+    server = next(r for r in json.loads(status.stdout) if r["name"] == "Server")
+    assert server["running"] and server["where"] == served.url and server["pid"] == served.proc.pid
+
+    mid = served.cli("memories", "add", "I live in Hangzhou", "--user", ALICE).stdout.strip()
+    found = json.loads(served.cli("memories", "search", "where do I live", "--user", ALICE, "--json").stdout)
+    assert found[0]["id"] == mid and {"score", "relevance", "cosine", "lexical", "decay", "weight", "boost"} <= set(
+        found[0])
+    other = served.cli("memories", "show", mid, "--user", BOB, check=False)
+    assert other.returncode == 4 and "no memory" in other.stderr
+    assert served.api("GET", BOB, "/memories") == []
+
+
+def _user(user: str) -> str:
+    return "/users/" + quote(user, safe="")
+
+
+def test_http_api_errors_are_json_4xx(served: Served) -> None:
+    api = served.url + "/palace/api"
+    assert httpx.get(api + "/health").json()["ok"] is True
+    u = _user(ALICE)
+    assert u == "/users/auth0%7Ca1"
+    assert httpx.get(api + u + "/memories", params={"status": "bogus"}).status_code == 400
+    assert httpx.post(api + u + "/memories", content=b"not json").status_code == 422
+    assert httpx.post(api + u + "/memories", json={"text": 5}).status_code == 422
+    assert httpx.get(api + u + "/memories/search", params={"q": ""}).status_code == 400
+    assert httpx.get(api + u + "/memories/search", params={"q": "x", "limit": "many"}).status_code == 400
+    assert httpx.get(api + "/users/a%20b/memories").status_code == 400
+    missing = httpx.get(api + u + "/memories/" + str(uuid.uuid4()))
+    assert missing.status_code == 404 and "no memory" in missing.json()["detail"]
+    assert httpx.get(api + u + "/usage", params={"by": "year"}).status_code == 400
+    assert httpx.get(api + "/nothing/here").status_code == 404
+    mid = served.api("GET", ALICE, "/memories")[0]["id"]  # type: ignore[index]
+    assert httpx.get(api + _user(BOB) + "/memories/" + mid).status_code == 404
+    assert httpx.post(api + _user(BOB) + "/memories/" + mid + "/pin").status_code == 404
+    assert served.api("POST", ALICE, "/memories/" + mid + "/pin")["decay_weight"] == 2.0  # type: ignore[index]
+
+
+async def test_sdk_store_sees_the_same_memories(served: Served) -> None:
+    client = get_client(url=served.url)
+    alice = ["memories", id_to_label(ALICE)]
+    found = (await client.store.search_items(alice, query="where do I live"))["items"]
+    assert found and found[0]["value"]["text"] == "I live in Hangzhou"
+    carol = ["memories", id_to_label(CAROL)]  # carol.k@example.com -> carol%2Ek@example%2Ecom
+    await client.store.put_item(carol, "badge", {"text": "My badge number is 7781"})
+    assert (await client.store.get_item(carol, "badge"))["value"]["user_id"] == CAROL
+    assert (await client.store.search_items(["memories", id_to_label(BOB)], query="badge"))["items"] == []
+    for call, words in ((client.store.list_namespaces(), "enumerate users"),
+                        (client.store.put_item(carol, "k", {"text": "x"}, ttl=5), "TTLs are not served"),
+                        (client.store.search_items(carol, filter={"session_id": "x"}), "is not served")):
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            await call
+        assert caught.value.response.status_code == 400 and words in str(caught.value)
+    # the server still answers after the refusals (a bare 500 used to drop the connection)
+    listed = served.api("GET", CAROL, "/memories")
+    assert [m["text"] for m in listed] == ["My badge number is 7781"]  # type: ignore[union-attr,index]
+
+
+async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
+    async with Client(served.url + "/palace/mcp?user_id=" + "google-oauth2%7Cb2") as bob:
+        names = {t.name for t in (await bob.list_tools()).tools}
+        assert names == {"add_memory", "search_memories", "list_memories", "forget_memory", "review_memories"}
+        added = json.loads((await bob.call_tool("add_memory", {"text": "My dog is called Rex"})).content[0].text)
+        assert added["user_id"] == BOB
+        hits = json.loads((await bob.call_tool("search_memories", {"query": "what is my dog called"})).content[0].text)
+        assert hits[0]["text"] == "My dog is called Rex" and "decay" in hits[0]
+        texts = [m["text"] for m in json.loads((await bob.call_tool("list_memories", {})).content[0].text)]
+        assert texts == ["My dog is called Rex"]  # not alice's
+        alice_id = served.api("GET", ALICE, "/memories")[0]["id"]  # type: ignore[index]
+        refused = await bob.call_tool("forget_memory", {"ids": [alice_id]})
+        assert refused.is_error and "not memories of" in refused.content[0].text
+        bad = await bob.call_tool("list_memories", {"status": "nope"})
+        assert bad.is_error
+        assert (await bob.call_tool("add_memory", {"text": "  "})).is_error
+        gone = await bob.call_tool("forget_memory", {"ids": [added["id"]]})
+        assert not gone.is_error and json.loads(gone.content[0].text)["memories"] == 1
+    async with Client(served.url + "/palace/mcp") as nobody:
+        assert (await nobody.call_tool("list_memories", {})).is_error
+    assert served.api("GET", ALICE, "/memories")[0]["id"] == alice_id  # type: ignore[index]
+    # palace mcp on stdio goes through the running server (it owns the embedded Qdrant)
+    from mcp import StdioServerParameters
+
+    params = StdioServerParameters(command=_palace(), args=["mcp", "--user", ALICE], env=served.env)
+    async with Client(params) as stdio:
+        listed = json.loads((await stdio.call_tool("list_memories", {})).content[0].text)
+        assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
+
+
+def _dispute(served: Served, user: str, text: str) -> str:
+    """Import, through the API, a disputed memory contradicting the user's newest one (as fact-check stores it)."""
+    api = served.url + "/palace/api" + _user(user)
+    first = json.loads(httpx.get(api + "/memories/export").text.splitlines()[-1])
+    disputed = {**first, "id": str(uuid.uuid4()), "text": text, "detail": text, "status": "disputed",
+                "conflicts_with": first["id"], "timestamp": first["timestamp"] + 1000}
+    report = httpx.post(api + "/memories/import", content=json.dumps(disputed).encode()).json()
+    assert report["imported"] == 1, report
+    return str(disputed["id"])
+
+
+def _browser() -> object:
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        if os.environ.get("CI"):
+            raise AssertionError("CI needs Debian's chromium and chromium-driver (installed by .ci/run)")
+        pytest.skip("chromium / chromedriver not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or ""
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1280,1100"):
+        options.add_argument(flag)
+    from selenium.webdriver.chrome.service import Service
+
+    return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or ""))
+
+
+def test_web_inspector_in_a_real_browser(served: Served) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    new_id = _dispute(served, ALICE, "I live in Shanghai")
+    served.api("POST", ALICE, "/memories", json={"text": "My passport ends in 42"})
+    pg = EmbeddedPostgres(served.data_dir).ensure()
+    with open_pool(pg, min_size=1, max_size=1, timeout_s=5) as pool:
+        task = TaskStore(pool).create(ALICE, "web", "Renew the passport", ["book", "photo", "submit"])
+        TaskStore(pool).advance(ALICE, task.id, note="booked")
+    driver = _browser()
+    wait = WebDriverWait(driver, 20)  # type: ignore[arg-type]
+    try:
+        driver.get(served.url + "/palace/ui/?user=" + "auth0%7Ca1")  # type: ignore[attr-defined]
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
+        texts = {r.find_element(By.CSS_SELECTOR, "td .text").text for r in rows}
+        assert texts >= {"I live in Hangzhou", "I live in Shanghai", "My passport ends in 42"}
+        assert "Renew the passport" in driver.find_element(By.ID, "tasks").text  # type: ignore[attr-defined]
+        box = driver.find_element(By.ID, "query")  # type: ignore[attr-defined]
+        box.send_keys("passport number")
+        driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#memories .bars"))
+        ranked = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
+        passport = next(r for r in ranked
+                        if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
+        assert passport.find_elements(By.CSS_SELECTOR, ".bars i.relevance") and "decay" in passport.text
+        item = driver.find_element(By.CSS_SELECTOR, f'#disputed li[data-id="{new_id}"]')  # type: ignore[attr-defined]
+        assert "contradicts" in item.text and "I live in Hangzhou" in item.text
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "inspector-before-accept.png"))  # type: ignore[attr-defined]
+        item.find_element(By.CSS_SELECTOR, "button.accept").click()
+        wait.until(lambda d: "accepted" in d.find_element(By.ID, "status").text)
+        driver.save_screenshot(str(ARTIFACTS / "inspector.png"))  # type: ignore[attr-defined]
+        box.clear()  # every memory again, then the accepted one's history
+        driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
+        row = f'#memories tr[data-id="{new_id}"]'
+        wait.until(lambda d: "active" in d.find_element(By.CSS_SELECTOR, row).text)
+        driver.find_element(By.CSS_SELECTOR, row + " a.history-link").click()  # type: ignore[attr-defined]
+        wait.until(lambda d: "accepted" in d.find_element(By.CSS_SELECTOR, f'tr[data-id="{new_id}"] ul.history').text)
+        # bob sees nothing of alice's
+        driver.get(served.url + "/palace/ui/?user=" + "google-oauth2%7Cb2")  # type: ignore[attr-defined]
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")
+        assert "Hangzhou" not in driver.find_element(By.ID, "memories").text  # type: ignore[attr-defined]
+    finally:
+        driver.quit()  # type: ignore[attr-defined]
+    # the store changed: the accepted memory is active, the one it contradicted is superseded
+    by_id = {m["id"]: m for m in json.loads(served.cli("memories", "list", "--user", ALICE, "--status", "all",
+                                                       "--json").stdout)}
+    assert by_id[new_id]["status"] == "active"
+    assert [m["status"] for m in by_id.values() if m["text"] == "I live in Hangzhou"] == ["superseded"]
+
+
+def test_stopping_the_server_removes_its_endpoint_and_the_cli_opens_the_stores(served: Served) -> None:
+    os.killpg(served.proc.pid, signal.SIGTERM)
+    served.proc.wait(30)
+    assert not (served.data_dir / "server.json").exists()
+    listed = json.loads(served.cli("memories", "list", "--user", ALICE, "--json").stdout)  # local mode now
+    assert "I live in Shanghai" in {m["text"] for m in listed}
