@@ -451,6 +451,11 @@ _PAST = re.compile(
 )
 
 
+def present_words() -> re.Pattern[str]:
+    """The words that make a question about the present ("now", "currently", "现在", "最近")."""
+    return _PRESENT
+
+
 def time_intent(text: str) -> TimeIntent | None:
     """Whether a question is about the present ("where do I live now", "我现在住哪") or the past ("when did I…",
     "我曾经…", "上次"), or neither (None). A question naming a time window is handled by :func:`parse_time_window`."""
