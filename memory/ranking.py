@@ -32,7 +32,7 @@ other candidate ranks after them by its own relevance and the default decay. Bot
 share of the best BM25, a cosine gap), never z-scores over the candidates, so adding unrelated memories to the
 store cannot move a memory into or out of the topic: an unrelated memory shares no word with the question and
 is never on topic, whatever its cosine (the bundled e5 puts unrelated texts within 0.05 of related ones). The
-cosine margins are in the bundled e5's units; another embedder may need its own (``PALACE_PRESENT_*``).
+cosine margins are in the bundled e5's units; another embedder may need its own (``PALACE_PRESENT_COSINE_*``).
 """
 
 from __future__ import annotations
