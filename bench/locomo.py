@@ -5,6 +5,14 @@ brackets), stamped with its session's date_time (the data has one time per sessi
 stamped i x 30 s later, so the order within a session is kept); the event time comes from the product's
 temporal parser, as the write node does. Each question is asked verbatim at "last session + 1 day" through an
 injected clock. Systems: see :mod:`bench.retrieval`. The published DRAGON figures are printed alongside.
+
+Ablations (issue 16, ideas for multi-hop and open-domain questions), in the same run, each a change to the
+product's ranking of the same question, none shipped unless it helps without hurting (bench/REPORT.md):
+- ``+sessions``: session-level aggregation; a memory's score x (1 + the share of the top-50 score mass its
+  session holds);
+- ``+diverse``: the top k spread over sessions (greedy, each further memory of an already picked session
+  counts half), since multi-hop evidence sits in several sessions;
+- ``+prf``: pseudo-relevance feedback; the query vector plus half the mean vector of the top 3, searched again.
 """
 
 from __future__ import annotations
@@ -21,12 +29,13 @@ from bench.datasets import CATEGORY_ORDER, Conversation, load_locomo
 from bench.retrieval import KS, POOL, CachedE5, Scores, edge_store, ingest, progress
 from graph.settings import get_settings
 from memory.long_term import LongTermMemory, Memory, memory_id
-from memory.recall import recall, rerank
+from memory.recall import Recalled, recall, rerank
 from memory.temporal import event_time_ms
 
 TURN_STEP = timedelta(seconds=30)
 DEFAULT = "palace"
 SYSTEMS = ("bm25", "cosine", "cosine+decay", DEFAULT)
+ABLATIONS = (f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf")
 # LoCoMo paper, Table 3 (DRAGON, unit = one dialogue turn), from ../shared/data/README.md
 DRAGON: dict[str, dict[str, float]] = {
     "single-hop": {"R@5": 68.0, "R@10": 77.7, "R@25": 87.1, "R@50": 91.1},
@@ -83,7 +92,8 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
     vectors = e5.documents([m.text for m in all_memories], "embedding LoCoMo turns")
     questions = [q for conv in conversations for q in conv.questions]
     qvectors = e5.queries([q.question for q in questions], "embedding LoCoMo questions")
-    scores = {name: {c: Scores.empty() for c in CATEGORY_ORDER} for name in SYSTEMS}
+    scores = {name: {c: Scores.empty() for c in CATEGORY_ORDER} for name in SYSTEMS + ABLATIONS}
+    row_of = {m.id: i for i, m in enumerate(all_memories)}
     with edge_store("locomo") as ltm:
         ingest(ltm, all_memories, vectors, "ingesting LoCoMo into Qdrant Edge")
         qi = 0
@@ -94,11 +104,19 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
             for n, q in enumerate(conv.questions):
                 qv = qvectors[qi]
                 qi += 1
+                palace = _palace(ltm, conv.sample_id, q.question, qv, now, settings, ranking)
+                top = palace[:3]
+                feedback = qv + 0.5 * np.mean([vectors[row_of[r.memory.id]] for r in top], axis=0) if top else qv
                 ranked = {
                     "bm25": [conv.turns[i].dia_id for i in bm25[n]],
                     "cosine": _cosine(ltm, conv.sample_id, qv, dia_of),
                     "cosine+decay": _seed(ltm, conv.sample_id, qv, now, dia_of, ranking),
-                    DEFAULT: _palace(ltm, e5, conv.sample_id, q.question, qv, now, dia_of, settings, ranking),
+                    DEFAULT: [dia_of[r.memory.id] for r in palace],
+                    f"{DEFAULT}+sessions": [dia_of[r.memory.id] for r in _by_session(palace)],
+                    f"{DEFAULT}+diverse": [dia_of[r.memory.id] for r in _diverse(palace)],
+                    f"{DEFAULT}+prf": [dia_of[r.memory.id] for r in _palace(
+                        ltm, conv.sample_id, q.question, feedback / np.linalg.norm(feedback), now, settings,
+                        ranking)],
                 }
                 for name, ids in ranked.items():
                     scores[name][q.category].add(ids, q.evidence)
@@ -109,7 +127,8 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
             total.extend(s)
         systems[name] = {"all": total.summary(), **{c: s.summary() for c, s in per_category.items()}}
     counts = {c: len(scores[DEFAULT][c].rr) for c in CATEGORY_ORDER}
-    return {"default": DEFAULT, "systems": systems, "questions": counts}
+    ablations = {name: systems.pop(name) for name in ABLATIONS}
+    return {"default": DEFAULT, "systems": systems, "ablations": ablations, "questions": counts}
 
 
 def _ranking(settings: Any) -> Any:
@@ -141,11 +160,31 @@ class _Fixed(Embeddings):
         raise NotImplementedError("recall embeds only the query")
 
 
-def _palace(ltm: LongTermMemory, e5: CachedE5, user: str, question: str, qv: np.ndarray, now: Any,
-            dia_of: dict[str, str], settings: Any, ranking: Any) -> list[str]:
-    result = recall(ltm, _Fixed(qv), user, question, now,
-                    search_k=max(settings.search_top_k, max(KS)), top_k=max(KS), config=ranking)
-    return [dia_of[r.memory.id] for r in result.memories]
+def _palace(ltm: LongTermMemory, user: str, question: str, qv: np.ndarray, now: Any, settings: Any,
+            ranking: Any) -> list[Recalled]:
+    return recall(ltm, _Fixed(qv), user, question, now, search_k=max(settings.search_top_k, max(KS)),
+                  top_k=max(KS), config=ranking).memories
+
+
+def _by_session(ranked: Sequence[Recalled]) -> list[Recalled]:
+    """Session-level aggregation: score x (1 + the share of the list's score mass the memory's session holds)."""
+    mass: dict[str, float] = {}
+    for r in ranked:
+        mass[r.memory.session_id] = mass.get(r.memory.session_id, 0.0) + r.breakdown.score
+    total = sum(mass.values()) or 1.0
+    return sorted(ranked, key=lambda r: r.breakdown.score * (1 + mass[r.memory.session_id] / total), reverse=True)
+
+
+def _diverse(ranked: Sequence[Recalled], penalty: float = 0.5) -> list[Recalled]:
+    """Greedy: each further memory of a session already picked counts ``penalty`` times less."""
+    left, out = list(ranked), []
+    picked: dict[str, int] = {}
+    while left:
+        best = max(left, key=lambda r: r.breakdown.score * penalty ** picked.get(r.memory.session_id, 0))
+        left.remove(best)
+        out.append(best)
+        picked[best.memory.session_id] = picked.get(best.memory.session_id, 0) + 1
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -163,6 +202,9 @@ def report(r: dict[str, Any]) -> str:
         rows.append(f"\n[{block}]" + (" (questions about time)" if block == "temporal" else ""))
         rows.append(f"{'system':<14}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'MRR':>8}")
         for name, per in r["systems"].items():
+            s = per[block]
+            rows.append(f"{name:<14}" + "".join(f"{s['R@' + str(k)]:>8.1f}" for k in KS) + f"{s['MRR']:>8.3f}")
+        for name, per in r.get("ablations", {}).items():
             s = per[block]
             rows.append(f"{name:<14}" + "".join(f"{s['R@' + str(k)]:>8.1f}" for k in KS) + f"{s['MRR']:>8.3f}")
         d = DRAGON[block]

@@ -163,7 +163,21 @@ def write_report() -> Path:
             rows.append(["DRAGON (LoCoMo paper)", *[DRAGON[block][f"R@{k}"] for k in KS], "-"])
             out += [*_table(["system", *[f"R@{k}" for k in KS], "MRR"], rows), ""]
         out += [f"![LoCoMo recall@k](results/{_plot_locomo(r)})", ""]
+        if r.get("ablations"):
+            out += ablations(r)
         return out
+
+    def ablations(r: dict[str, Any]) -> list[str]:
+        blocks = ("all", *CATEGORY_ORDER)
+        out = ["### Ablations for multi-hop and open-domain questions (same run)", "",
+               "Each idea changes only the product's ranking of the same question (bench/locomo.py: `+sessions` "
+               "session-level aggregation, `+diverse` the top k spread over sessions, `+prf` pseudo-relevance "
+               "feedback from the top 3). R@5 / R@10; shipped only if it helps without hurting any category.", ""]
+        rows = [[name + (" (default)" if name == r["default"] else ""),
+                 *[f"{per[b]['R@5']} / {per[b]['R@10']}" for b in blocks]]
+                for name, per in [(r["default"], r["systems"][r["default"]]), *r["ablations"].items()]]
+        rows.append(["DRAGON (LoCoMo paper)", *[f"{DRAGON[b]['R@5']} / {DRAGON[b]['R@10']}" for b in blocks]])
+        return [*out, *_table(["system", *blocks], rows), ""]
 
     def memorybank(r: dict[str, Any]) -> list[str]:
         langs = list(r["questions"])

@@ -98,7 +98,9 @@ class Deps:
                              stale_factor=s.stale_factor, ref_boost_max=s.ref_boost_max,
                              ref_boost_half_refs=s.ref_boost_half_refs, decay_floor=s.decay_floor,
                              dense_weight=s.dense_weight, context_weight=s.context_weight,
-                             context_window_ms=int(s.context_window_s * 1000))
+                             context_window_ms=int(s.context_window_s * 1000),
+                             present_lexical_share=s.present_lexical_share,
+                             present_cosine_margin=s.present_cosine_margin, present_cosine_tie=s.present_cosine_tie)
 
     def memo(self, name: str, factory: Callable[[], T]) -> T:
         """``factory()`` once per ``Deps`` (e.g. the compiled graph: building its tool schemas takes ~0.2 s)."""

@@ -139,6 +139,12 @@ class Settings(BaseSettings):
                                   "conversation.")
     context_window_s: float = Field(default=60.0, ge=0, description="Neighbours: same session, recorded within "
                                     "this many seconds.")
+    present_lexical_share: float = Field(default=0.5, ge=0, le=1, description="A present question's topic: at least "
+                                         "this share of the best BM25 score among the candidates.")
+    present_cosine_margin: float = Field(default=0.1, ge=0, le=2, description="... and a cosine at most this far "
+                                         "below the best such memory's (calibrated for the bundled e5).")
+    present_cosine_tie: float = Field(default=0.01, ge=0, le=2, description="No candidate shares a word with the "
+                                      "question: on topic within this of the best cosine.")
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description='USD per million prompt / completion tokens by model, JSON: '
         '{"gpt-4o-mini": [0.15, 0.6]}; "*" applies to models not listed. Unlisted models cost 0 (local ones).')

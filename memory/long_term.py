@@ -327,15 +327,17 @@ class LongTermMemory:
         limit: int = 20,
         window: TimeWindow | None = None,
         statuses: Sequence[Status] = ("active",),
+        recorded_before: int | None = None,
     ) -> list[Hit]:
         """The ``limit`` memories of ``user_id`` nearest to ``vector`` (cosine), optionally inside ``window``.
 
         A memory is inside the window if its ``event_time`` (when it happened) or its ``timestamp`` (when it was
         said) is: "what did I tell you on May 2nd" asks about the second, "what did I do in June" the first.
+        ``recorded_before`` (ms) leaves out memories recorded at or after it: as of a time, later ones do not exist.
         """
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
-        flt = self._search_filter(user_id, window, statuses)
+        flt = self._search_filter(user_id, window, statuses, recorded_before)
         with self._io():
             response = self.client.query_points(self.collection, query=list(vector), using=DENSE, query_filter=flt,
                                                 limit=limit, with_payload=True)
@@ -350,12 +352,13 @@ class LongTermMemory:
         limit: int = 20,
         window: TimeWindow | None = None,
         statuses: Sequence[Status] = ("active",),
+        recorded_before: int | None = None,
     ) -> list[HybridHit]:
         """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
         (one batched request), each with both scores where known. Same filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
-        flt = self._search_filter(user_id, window, statuses)
+        flt = self._search_filter(user_id, window, statuses, recorded_before)
         requests = [models.QueryRequest(query=list(vector), using=DENSE, filter=flt, limit=limit, with_payload=True)]
         sparse = self._sparse_query(text)
         if sparse.indices:  # a query of stopwords only has no terms
@@ -414,7 +417,8 @@ class LongTermMemory:
         return models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
                                    *extra])
 
-    def _search_filter(self, user_id: str, window: TimeWindow | None, statuses: Sequence[Status]) -> models.Filter:
+    def _search_filter(self, user_id: str, window: TimeWindow | None, statuses: Sequence[Status],
+                       recorded_before: int | None = None) -> models.Filter:
         bad = [s for s in statuses if s not in STATUSES]
         if bad or not statuses:
             raise InvalidInputError(f"statuses must be a non-empty subset of {', '.join(STATUSES)}, got {statuses!r}")
@@ -427,6 +431,8 @@ class LongTermMemory:
                 models.FieldCondition(key="event_time", range=span),
                 models.FieldCondition(key="timestamp", range=span),
             ]))
+        if recorded_before is not None:
+            conditions.append(models.FieldCondition(key="timestamp", range=models.Range(lt=recorded_before)))
         return self._user_filter(user_id, *conditions)
 
     @staticmethod

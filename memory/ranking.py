@@ -20,7 +20,19 @@ every memory older than a few weeks, which is exactly what questions about the p
 
 The floor is 1.0 (no decay) for a question about the past and ``decay_floor`` otherwise: recency then costs an
 old memory at most 20 %, so among memories saying the same thing the newest still wins, but an old memory the
-question is about stays. A question about the present ("now", "现在", "最近") is ranked by the seed's formula.
+question is about stays.
+
+A question about the present ("where do I live now", "现在", "最近") wants the newest memory *about the question*,
+never merely the newest memory. Recency therefore orders only the memories on topic (:func:`on_topic`): those
+that share at least ``present_lexical_share`` of the best BM25 score among the candidates and whose cosine is
+within ``present_cosine_margin`` of the best such memory's (or, when no candidate shares a word with the
+question, those within ``present_cosine_tie`` of the best cosine). On-topic memories count as equally relevant
+(the best one's relevance) and are ordered by the seed's full decay, importance and use: the newest wins. Every
+other candidate ranks after them by its own relevance and the default decay. Both tests read raw scores (a
+share of the best BM25, a cosine gap), never z-scores over the candidates, so adding unrelated memories to the
+store cannot move a memory into or out of the topic: an unrelated memory shares no word with the question and
+is never on topic, whatever its cosine (the bundled e5 puts unrelated texts within 0.05 of related ones). The
+cosine margins are in the bundled e5's units; another embedder may need its own (``PALACE_PRESENT_COSINE_*``).
 """
 
 from __future__ import annotations
@@ -45,6 +57,9 @@ class RankingConfig:
     context_weight: float = 0.5  # how much the best neighbour in the conversation adds
     context_window_ms: int = 60_000  # neighbours: same session, recorded within this of each other
     decay_floor: float = 0.8  # recency never takes more than 1 - floor of a memory's relevance (no time intent)
+    present_lexical_share: float = 0.5  # on topic (present questions): at least this share of the best BM25 ...
+    present_cosine_margin: float = 0.1  # ... and a cosine at most this far below the best such memory's
+    present_cosine_tie: float = 0.01  # no candidate shares a word with the question: within this of the best cosine
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,7 @@ class ScoreBreakdown:
     relevance: float = 0.0
     lexical: float | None = None
     context: float | None = None
+    on_topic: bool | None = None  # present questions only: whether recency may order it (module docstring)
 
 
 def time_decay(age_days: float, config: RankingConfig) -> float:
@@ -139,9 +155,9 @@ def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: f
     """The product's ranking of one search's candidates (module docstring), in input order.
 
     ``decay_floor`` comes from the question's time intent: 1.0 no decay, else the share recency never takes.
-    ``present`` (a question about now) is the seed's formula on the raw cosine: memories about the same thing
-    have nearly the same cosine, so the newest wins, which the spread-out hybrid relevance would not guarantee.
-    A candidate one search missed gets that search's lowest score (cosine) or 0 (BM25: none of its terms weigh)."""
+    ``present`` (a question about now): the on-topic memories are ordered by the seed's full decay, the others
+    follow (sort with :func:`sort_key`). A candidate one search missed gets that search's lowest score (cosine)
+    or 0 (BM25: none of its terms weigh)."""
     cfg = config or RankingConfig()
     if not candidates:
         return []
@@ -154,22 +170,39 @@ def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: f
     fused = [w * d + (1 - w) * s for d, s in zip(_zscores(dense), _zscores(lexical), strict=True)]
     lowest = min(fused)
     neighbours = _neighbour_scores(candidates, fused, cfg.context_window_ms)
+    relevance = [_logistic(fused[i] + cfg.context_weight * (n if n is not None else lowest))
+                 for i, n in enumerate(neighbours)]
+    topic = on_topic(dense, lexical, cfg) if present else [False] * len(candidates)
+    band = max((r for r, t in zip(relevance, topic, strict=True) if t), default=0.0)
     out: list[ScoreBreakdown] = []
     for i, c in enumerate(candidates):
-        neighbour = neighbours[i]
-        context = neighbour if neighbour is not None else lowest
         age_days = (now_ms - c.timestamp_ms) / DAY_MS
-        if present:
-            relevance, decay = max(0.0, dense[i]), time_decay(age_days, cfg)
+        if topic[i]:  # as relevant as the best on-topic memory: recency, importance and use decide
+            rel, decay = band, time_decay(age_days, cfg)
         else:
-            relevance = _logistic(fused[i] + cfg.context_weight * context)
-            decay = floor + (1 - floor) * time_decay(age_days, cfg)
+            rel, decay = relevance[i], floor + (1 - floor) * time_decay(age_days, cfg)
         weight = max(0.0, c.decay_weight)
         boost = reference_boost(c.ref_count, cfg)
         out.append(ScoreBreakdown(cosine=dense[i], age_days=age_days, decay=decay, weight=weight, boost=boost,
-                                  score=relevance * decay * weight * boost, relevance=relevance,
-                                  lexical=c.lexical, context=neighbour))
+                                  score=rel * decay * weight * boost, relevance=rel, lexical=c.lexical,
+                                  context=neighbours[i], on_topic=topic[i] if present else None))
     return out
+
+
+def on_topic(dense: Sequence[float], lexical: Sequence[float], config: RankingConfig) -> list[bool]:
+    """Which candidates a present question is about, from raw scores only (module docstring)."""
+    best_lexical = max(lexical, default=0.0)
+    if best_lexical > 0:
+        shares = [s >= config.present_lexical_share * best_lexical for s in lexical]
+        anchor = max(d for d, ok in zip(dense, shares, strict=True) if ok)
+        return [ok and d >= anchor - config.present_cosine_margin for d, ok in zip(dense, shares, strict=True)]
+    best = max(dense, default=0.0)
+    return [d >= best - config.present_cosine_tie for d in dense]
+
+
+def sort_key(b: ScoreBreakdown) -> tuple[bool, float, float]:
+    """Best first with ``reverse=True``: on-topic memories before the rest, then score, then cosine."""
+    return (b.on_topic is not False, b.score, b.cosine)
 
 
 def _neighbour_scores(candidates: Sequence[Candidate], fused: Sequence[float], window_ms: int) -> list[float | None]:

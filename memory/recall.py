@@ -2,9 +2,11 @@
 
 1. Time intent. A question naming a window ("what did I say last month", "我端午节在哪家餐厅请的客户") searches
    inside it and is not decayed there; one about the past without a window ("when did I…", "我曾经…") is not
-   decayed; one about the present ("where do I live now", "最近") is ranked by the seed's formula (cosine x full
-   decay), so the newest memory about it wins; any other question gets the gentle default
-   (``RankingConfig.decay_floor``).
+   decayed; one about the present ("where do I live now", "最近") orders the memories on its topic by the seed's
+   full decay, so the newest memory about it wins, and puts every other memory after them (an unrelated recent
+   memory never beats a relevant one; :mod:`memory.ranking`); any other question gets the gentle default
+   (``RankingConfig.decay_floor``). The BM25 half of a present question's search leaves out the words that say
+   "now" and, in Chinese, pronouns and particles ("我", "在", "哪里"), which tell nothing about the topic.
 2. Search. The ``search_k`` nearest memories by cosine and the ``search_k`` best by BM25 (Qdrant sparse vectors
    with IDF), in one batched request, filtered on the user (and window); superseded and disputed memories are
    never searched unless asked for.
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,8 +25,8 @@ from datetime import datetime
 from langchain_core.embeddings import Embeddings
 
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory
-from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory
-from memory.temporal import TimeIntent, TimeWindow, parse_time_window, time_intent
+from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
+from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 
 
 @dataclass(frozen=True)
@@ -54,9 +57,7 @@ def decay_floor_for(window: TimeWindow | None, intent: TimeIntent | None, config
     """How much of a memory's relevance recency may never take: 1.0 no decay, 0.0 the seed's decay."""
     if window is not None or intent == "past":
         return 1.0
-    if intent == "present":
-        return 0.0
-    return config.decay_floor
+    return config.decay_floor  # present questions: the default for what is off topic (on topic: full decay)
 
 
 def rerank(hits: Sequence[Hit], now_ms: int, *, in_window: bool, top_k: int,
@@ -79,8 +80,22 @@ def rerank_hybrid(hits: Sequence[HybridHit], now_ms: int, *, decay_floor: float,
                             timestamp_ms=h.memory.timestamp, decay_weight=h.memory.decay_weight,
                             ref_count=h.memory.ref_count) for h in hits]
     scored = score_hybrid(candidates, now_ms, decay_floor=decay_floor, present=present, config=config)
-    order = sorted(range(len(hits)), key=lambda i: (scored[i].score, scored[i].cosine), reverse=True)
+    order = sorted(range(len(hits)), key=lambda i: sort_key(scored[i]), reverse=True)
     return [Recalled(memory=hits[i].memory, breakdown=scored[i]) for i in order[: max(0, top_k)]]
+
+
+# Chinese words that say nothing about a question's topic; the tokenizer's stopwords are English only.
+_ZH_FUNCTION_WORDS = re.compile(r"我们|你们|他们|她们|哪里|哪儿|什么|怎么|多少|哪个|哪家|"
+                                r"[我你他她它的了吗呢吧啊呀在是有和与都也还就哪谁]")
+
+
+def lexical_query(question: str, intent: TimeIntent | None) -> str:
+    """The text the BM25 half of the search matches: for a present question, without the words that say "now"
+    and without Chinese function words (they would make any memory in the first person look on topic)."""
+    if intent != "present":
+        return question
+    stripped = _ZH_FUNCTION_WORDS.sub(" ", present_words().sub(" ", question))
+    return stripped if stripped.strip() else question
 
 
 def recall(ltm: LongTermMemory, embeddings: Embeddings, user_id: str, question: str, now: datetime, *,
@@ -92,9 +107,10 @@ def recall(ltm: LongTermMemory, embeddings: Embeddings, user_id: str, question: 
     t0 = time.perf_counter()
     vector = embeddings.embed_query(question)
     t1 = time.perf_counter()
-    hits = ltm.hybrid_search(user_id, vector, question, limit=search_k, window=window.ms() if window else None)
-    t2 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
+    hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
+                             window=window.ms() if window else None, recorded_before=now_ms + 1)
+    t2 = time.perf_counter()
     memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
                              present=window is None and intent == "present", config=cfg)
     t3 = time.perf_counter()

@@ -3,7 +3,11 @@
 ``parse_time_window("what did I say last month", now)`` -> the whole previous calendar month in ``now``'s
 timezone. Relative days, weeks, months and years; weekdays; explicit dates and months; parts of the day; and
 holidays of the Gregorian and Chinese lunisolar calendars (lunar dates come from the ``holidays`` library).
-A date without a year means its most recent occurrence up to ``now``. Pure functions: no I/O, no clock.
+A date without a year means its most recent occurrence up to ``now``. Weekends are Saturday and Sunday of a
+calendar week ("last weekend", "上个周末"); parts of a month are days 1-10, 11-20 and 21 to the end ("early
+March", "3月初", "五月中旬", "月底"); fuzzy spans are bounded windows ("a few weeks ago": 6 to 1 weeks back,
+"前几天": the 7 days before today, "半年前": the three months around six months back, "前阵子": the last 60
+days). Pure functions: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -215,6 +219,131 @@ def _en_day_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     month, day = _MONTHS[m[2].lower()], int(m[1])
     year = int(m[3]) if m[3] else _latest_year(now, month, day)
     return _day(now, _safe_date(year, month, day))
+
+
+# --- parts of a month: early / mid / late (上旬 / 中旬 / 下旬: days 1-10, 11-20, 21-end) -------------------------
+_THIRDS = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2,
+           "初": 0, "上旬": 0, "中旬": 1, "中": 1, "下旬": 2, "底": 2, "末": 2}
+
+
+def _month_part(now: datetime, year: int, month: int, third: int) -> tuple[datetime, datetime]:
+    first = date(year, month, 1)
+    start = first + timedelta(days=10 * third)
+    end = first + timedelta(days=10 * (third + 1)) if third < 2 else _add_months(first, 1)
+    return _days(now, start, end)
+
+
+def _latest_part(now: datetime, month: int, third: int) -> tuple[datetime, datetime]:
+    """The most recent such part of ``month`` that has begun by ``now``."""
+    return _month_part(now, _latest_year(now, month, 1 + 10 * third), month, third)
+
+
+def _relative_month(now: datetime, back: int) -> tuple[int, int]:
+    first = _add_months(now.date().replace(day=1), -back)
+    return first.year, first.month
+
+
+_EN_PART = r"(early|mid|late|(?:the )?(?:beginning|start|middle|end) of)[- ](?:in )?"
+
+
+@_rule(rf"\b{_EN_PART}({_MONTH_RE}|last month|this month)\b(?:,? (\d{{4}}|last year|this year))?")
+def _en_month_part(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    third = _THIRDS[m[1].lower().removeprefix("the ").split()[0]]
+    target, qualifier = m[2].lower(), (m[3] or "").lower()
+    if target in ("last month", "this month"):
+        return _month_part(now, *_relative_month(now, 1 if target == "last month" else 0), third)
+    month = _MONTHS[target]
+    if qualifier.isdigit():
+        return _month_part(now, int(qualifier), month, third)
+    if qualifier:
+        return _month_part(now, now.year - (qualifier == "last year"), month, third)
+    return _latest_part(now, month, third)
+
+
+@_rule(r"(?:(\d{4})年|(去年|前年|今年))?(" + _ZH_NUM + r")月份?(初|上旬|中旬|下旬|底|末|中(?![国文心秋间的]))")
+def _zh_month_part(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    month = _number(m[3])
+    if not 1 <= month <= 12:
+        return None
+    third = _THIRDS[m[4]]
+    if m[1]:
+        return _month_part(now, int(m[1]), month, third)
+    if m[2]:
+        return _month_part(now, now.year - {"今年": 0, "去年": 1, "前年": 2}[m[2]], month, third)
+    return _latest_part(now, month, third)
+
+
+@_rule(r"(上上个?月|上个?月|本月|这个月|(?<![0-9零〇一二两三四五六七八九十个岁])月)(初|上旬|中旬|下旬|底|末)|(上旬|中旬|下旬)")
+def _zh_relative_month_part(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    back = 2 if (m[1] or "").startswith("上上") else 1 if (m[1] or "").startswith("上") else 0
+    return _month_part(now, *_relative_month(now, back), _THIRDS[m[2] or m[3]])
+
+
+# --- weekends: Saturday and Sunday of a calendar week ----------------------------------------------------------
+def _weekend(now: datetime, weeks_back: int) -> tuple[datetime, datetime]:
+    saturday = now.date() - timedelta(days=now.weekday()) - timedelta(weeks=weeks_back) + timedelta(days=5)
+    return _days(now, saturday, saturday + timedelta(days=2))
+
+
+@_rule(r"\b(?:the )?weekend before last\b|上上(?:个)?(?:周末|礼拜末)")
+def _weekend_before_last(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _weekend(now, 2)
+
+
+@_rule(r"\b(?:last|previous|this past) weekend\b|上(?:个)?(?:周末|礼拜末)")
+def _last_weekend(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    if m[0].lower() == "this past weekend" and now.weekday() >= 5:
+        return _weekend(now, 0)  # said on the weekend: the one under way
+    return _weekend(now, 1)
+
+
+@_rule(r"\bthis weekend\b|(?:这|本)(?:个)?周末")
+def _this_weekend(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _weekend(now, 0)
+
+
+# --- fuzzy spans: each a bounded window ---------------------------------------------------------------------------
+def _back(now: datetime, oldest_days: int, newest_days: int) -> tuple[datetime, datetime]:
+    """From ``oldest_days`` before today up to (not including) ``newest_days`` before today."""
+    today = now.date()
+    return _days(now, today - timedelta(days=oldest_days), today - timedelta(days=newest_days))
+
+
+@_rule(r"\b(?:a )?few days ago\b|\bthe other day\b|前几天|几天前|前两天|这两天前")
+def _few_days_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _back(now, 7, 0)
+
+
+@_rule(r"\bhalf a month ago\b|半个月(?:前|以前|之前)")
+def _half_month_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _back(now, 21, 9)
+
+
+@_rule(r"\b(?:a )?few weeks ago\b|几(?:个)?(?:周|星期|礼拜)(?:前|以前|之前)")
+def _few_weeks_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _back(now, 42, 7)
+
+
+@_rule(r"\b(?:a while|some time) (?:ago|back)\b|前阵子|前一阵子?|前段时间|前些日子|前些天")
+def _a_while_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _back(now, 60, 0)
+
+
+@_rule(r"\b(?:a )?few months ago\b|几个月(?:前|以前|之前)")
+def _few_months_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    start, end = _relative_month(now, 4), _relative_month(now, 1)
+    return _days(now, date(*start, 1), date(*end, 1))
+
+
+@_rule(r"\b(?:half a year|six months or so|half year) ago\b|大?半年(?:前|以前|之前)")
+def _half_year_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    start, end = _relative_month(now, 7), _relative_month(now, 4)  # the three months around six months back
+    return _days(now, date(*start, 1), date(*end, 1))
+
+
+@_rule(r"\b(?:a )?few years ago\b|几年(?:前|以前|之前)")
+def _few_years_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _days(now, date(now.year - 5, 1, 1), date(now.year - 1, 1, 1))
 
 
 @_rule(r"(?:(\d{4})年|(去年|前年|今年))?(" + _ZH_NUM + r")月份?(?![0-9零〇一二两三四五六七八九十]*[日号])")
@@ -449,6 +578,11 @@ _PAST = re.compile(
     r"|什么时候|哪天|哪一天|几号|几月|那天|那次|上次|以前|之前|曾经|当时|过去|记得|说过|提到过|提过",
     re.IGNORECASE,
 )
+
+
+def present_words() -> re.Pattern[str]:
+    """The words that make a question about the present ("now", "currently", "现在", "最近")."""
+    return _PRESENT
 
 
 def time_intent(text: str) -> TimeIntent | None:

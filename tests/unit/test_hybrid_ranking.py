@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.ranking import DAY_MS, Candidate, RankingConfig, score_hybrid, time_decay
+from memory.ranking import DAY_MS, Candidate, RankingConfig, on_topic, score_hybrid, sort_key, time_decay
 from memory.temporal import time_intent
 
 NOW = 1_780_000_000_000
@@ -53,8 +53,32 @@ def test_past_questions_are_not_decayed_and_the_default_never_takes_more_than_th
     assert past.decay == 1.0
     [default] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=cfg.decay_floor)
     assert default.decay >= cfg.decay_floor
-    [present] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=0.0, present=True)
-    assert present.decay == pytest.approx(time_decay(age, cfg)) and present.relevance == pytest.approx(0.9)
+    [present] = score_hybrid([cand(0.9, 3.0, age)], NOW, decay_floor=cfg.decay_floor, present=True)
+    assert present.on_topic and present.decay == pytest.approx(time_decay(age, cfg))  # on topic: full decay
+
+
+def test_present_orders_the_topic_by_recency_and_puts_the_rest_after_it() -> None:
+    # the example: moved two weeks ago, an old address, yesterday's lunch (no shared word, close cosine)
+    moved, old, lunch = cand(0.80, 4.0, 14, "a"), cand(0.82, 4.2, 120, "b"), cand(0.83, None, 1, "c")
+    out = score_hybrid([moved, old, lunch], NOW, decay_floor=cfg.decay_floor, present=True)
+    assert [b.on_topic for b in out] == [True, True, False]
+    order = sorted(range(3), key=lambda i: sort_key(out[i]), reverse=True)
+    assert order == [0, 1, 2]
+    assert out[0].relevance == out[1].relevance  # equally relevant: recency decides
+    assert out[2].decay >= cfg.decay_floor  # off topic: the default decay, not the seed's
+    assert all(b.on_topic is None for b in score_hybrid([moved, old, lunch], NOW, decay_floor=0.8))
+
+
+@given(st.lists(st.tuples(scores, lexicals), min_size=1, max_size=20),
+       st.lists(st.tuples(scores, ages), max_size=30))
+def test_adding_candidates_that_share_no_word_never_changes_the_topic(rows: list[tuple[float, float | None]],
+                                                                   noise: list[tuple[float, float]]) -> None:
+    dense = [c for c, _ in rows]
+    lexical = [lex or 0.0 for _, lex in rows]
+    before = on_topic(dense, lexical, cfg)
+    after = on_topic(dense + [c for c, _ in noise], lexical + [0.0] * len(noise), cfg)
+    if max(lexical) > 0:  # the question shares a word with some memory: the topic is decided by words
+        assert after[:len(rows)] == before and not any(after[len(rows):])
 
 
 def test_same_text_the_newest_wins_and_an_old_relevant_memory_survives() -> None:

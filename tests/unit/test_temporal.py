@@ -187,3 +187,137 @@ def test_never_crashes_and_windows_are_well_formed(text: str, today: date) -> No
     if window is not None:
         assert window.start < window.end
         assert window.start.tzinfo is not None
+
+
+# --- weekends, parts of a month, half-year and fuzzy spans (issue 16); NOW is Wednesday 2026-07-15 ------------
+NEW_TABLE: list[tuple[str, tuple[datetime, datetime]]] = [
+    # weekends relative to now: Saturday and Sunday of that week, never the whole week
+    ("what did I do last weekend", days(2026, 7, 11, 2)),
+    ("the previous weekend", days(2026, 7, 11, 2)),
+    ("this past weekend", days(2026, 7, 11, 2)),
+    ("the weekend before last", days(2026, 7, 4, 2)),
+    ("上个周末我去了哪里", days(2026, 7, 11, 2)),
+    ("上周末", days(2026, 7, 11, 2)),
+    ("上上周末", days(2026, 7, 4, 2)),
+    ("上上个周末", days(2026, 7, 4, 2)),
+    ("this weekend", days(2026, 7, 18, 2)),
+    ("这周末有什么安排", days(2026, 7, 18, 2)),
+    ("本周末", days(2026, 7, 18, 2)),
+    # parts of a month: days 1-10, 11-20, 21-end; the most recent that has begun
+    ("early March", days(2026, 3, 1, 10)),
+    ("in mid-March", days(2026, 3, 11, 10)),
+    ("mid March", days(2026, 3, 11, 10)),
+    ("late March", days(2026, 3, 21, 11)),
+    ("the beginning of May", days(2026, 5, 1, 10)),
+    ("the start of May", days(2026, 5, 1, 10)),
+    ("the middle of May", days(2026, 5, 11, 10)),
+    ("the end of May", days(2026, 5, 21, 11)),
+    ("late September", days(2025, 9, 21, 10)),
+    ("early December 2024", days(2024, 12, 1, 10)),
+    ("the end of February last year", days(2025, 2, 21, 8)),
+    ("the end of last month", days(2026, 6, 21, 10)),
+    ("early this month", days(2026, 7, 1, 10)),
+    ("3月初", days(2026, 3, 1, 10)),
+    ("三月初我在做什么", days(2026, 3, 1, 10)),
+    ("五月中旬", days(2026, 5, 11, 10)),
+    ("5月中", days(2026, 5, 11, 10)),
+    ("3月上旬", days(2026, 3, 1, 10)),
+    ("3月下旬", days(2026, 3, 21, 11)),
+    ("五月底", days(2026, 5, 21, 11)),
+    ("2月末", days(2026, 2, 21, 8)),
+    ("去年12月底", days(2025, 12, 21, 11)),
+    ("2024年2月下旬", days(2024, 2, 21, 9)),
+    ("十月中旬", days(2025, 10, 11, 10)),
+    ("月底", days(2026, 7, 21, 11)),
+    ("月初", days(2026, 7, 1, 10)),
+    ("上个月底", days(2026, 6, 21, 10)),
+    ("上月初", days(2026, 6, 1, 10)),
+    ("上旬", days(2026, 7, 1, 10)),
+    ("中旬", days(2026, 7, 11, 10)),
+    ("下旬", days(2026, 7, 21, 11)),
+    # half a year and fuzzy spans, each bounded
+    ("half a year ago", month(2025, 12)[:1] + month(2026, 2)[1:]),
+    ("半年前", month(2025, 12)[:1] + month(2026, 2)[1:]),
+    ("大半年前", month(2025, 12)[:1] + month(2026, 2)[1:]),
+    ("a few weeks ago", days(2026, 6, 3, 35)),
+    ("几周前", days(2026, 6, 3, 35)),
+    ("几个星期前", days(2026, 6, 3, 35)),
+    ("a few days ago", days(2026, 7, 8, 7)),
+    ("the other day", days(2026, 7, 8, 7)),
+    ("前几天", days(2026, 7, 8, 7)),
+    ("几天前", days(2026, 7, 8, 7)),
+    ("前两天", days(2026, 7, 8, 7)),
+    ("前阵子", days(2026, 5, 16, 60)),
+    ("前段时间我们聊了什么", days(2026, 5, 16, 60)),
+    ("a while ago", days(2026, 5, 16, 60)),
+    ("半个月前", days(2026, 6, 24, 12)),
+    ("half a month ago", days(2026, 6, 24, 12)),
+    ("a few months ago", month(2026, 3)[:1] + month(2026, 5)[1:]),
+    ("几个月前", month(2026, 3)[:1] + month(2026, 5)[1:]),
+    ("a few years ago", (d(2021, 1, 1), d(2025, 1, 1))),
+    ("几年前", (d(2021, 1, 1), d(2025, 1, 1))),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEW_TABLE, ids=[t for t, _ in NEW_TABLE])
+def test_weekends_parts_of_months_and_fuzzy_spans(text: str, expected: tuple[datetime, datetime]) -> None:
+    window = parse_time_window(text, NOW)
+    assert window is not None, text
+    assert (window.start, window.end) == expected
+    assert window.phrase
+
+
+def test_the_new_table_is_bilingual() -> None:
+    zh = [t for t, _ in NEW_TABLE if any("\u4e00" <= c <= "\u9fff" for c in t)]
+    assert len(zh) >= 25 and len(NEW_TABLE) - len(zh) >= 25
+
+
+@pytest.mark.parametrize("text", [
+    "I like to hike on weekends", "what do I usually do every weekend", "我每个周末都去爬山", "周末一般干什么",
+    "I'm an early bird", "I was late for work", "the end of the movie was sad", "in the middle of nowhere",
+    "the beginning of the project", "三个月中我去了两次", "初恋是谁", "中国的首都", "at the start of the meeting",
+    "a few of my friends", "my days are busy", "half a year of salary", "前面的人", "阵子", "几个朋友",
+])
+def test_no_window_for_these(text: str) -> None:
+    assert parse_time_window(text, NOW) is None
+
+
+def test_a_month_part_means_its_most_recent_start_and_weekends_follow_the_calendar_week() -> None:
+    early_july = datetime(2026, 7, 3, 9, tzinfo=TZ)  # early July has begun, late July has not
+    assert parse_time_window("early July", early_july).start == d(2026, 7, 1)  # type: ignore[union-attr]
+    assert parse_time_window("late July", early_july).start == d(2025, 7, 21)  # type: ignore[union-attr]
+    sunday = datetime(2026, 7, 19, 20, tzinfo=TZ)
+    assert parse_time_window("last weekend", sunday).start == d(2026, 7, 11)  # type: ignore[union-attr]
+    assert parse_time_window("this past weekend", sunday).start == d(2026, 7, 18)  # type: ignore[union-attr]
+    assert parse_time_window("上个周末", sunday).start == d(2026, 7, 11)  # type: ignore[union-attr]
+
+
+# Phrases about the past (the window ends by now), phrases that may name a period under way (it has begun by now),
+# and phrases that name the future (no constraint but a bound).
+PAST_PHRASES = ["last weekend", "the weekend before last", "上个周末", "上上周末", "the end of last month",
+                "上个月底", "上月初", "half a year ago", "半年前", "a few weeks ago", "几周前",
+                "a few days ago", "前几天", "前阵子", "a while ago", "半个月前", "a few months ago",
+                "几个月前", "a few years ago", "几年前", "yesterday", "昨天", "last week", "上周",
+                "last month", "上个月", "three days ago", "两周前", "last year", "去年"]
+BEGUN_PHRASES = ["early March", "mid-June", "late December", "the beginning of May", "the end of August",
+                 "3月初", "五月中旬", "十二月下旬", "2月底", "6月上旬", "early this month", "上旬", "月初",
+                 "today", "this week", "本月", "今年", "in March", "6月"]
+FUTURE_PHRASES = ["this weekend", "这周末", "月底", "下旬", "中旬", "the end of this month"]
+MAX_SPAN = timedelta(days=4 * 366 + 1)
+
+
+@given(st.sampled_from(PAST_PHRASES + BEGUN_PHRASES + FUTURE_PHRASES),
+       st.datetimes(min_value=datetime(1995, 1, 1), max_value=datetime(2085, 12, 31)),
+       st.sampled_from(["Asia/Shanghai", "UTC", "America/New_York", "Pacific/Kiritimati"]))
+def test_every_window_is_bounded_ordered_and_not_in_the_future(phrase: str, when: datetime, tz: str) -> None:
+    now = when.replace(tzinfo=ZoneInfo(tz))
+    window = parse_time_window(phrase, now)
+    assert window is not None, phrase
+    assert window.start < window.end and window.end - window.start <= MAX_SPAN
+    assert window.start.tzinfo is not None
+    if phrase in PAST_PHRASES:
+        assert window.end <= now, (phrase, now, window)
+    elif phrase in BEGUN_PHRASES:
+        assert window.start <= now, (phrase, now, window)
+    else:
+        assert window.start <= now + timedelta(days=31)

@@ -1,0 +1,124 @@
+"""A question about the present, on the real path (Qdrant Edge, the bundled e5, :func:`memory.recall.recall`).
+
+Properties, English and Chinese: adding any number of unrelated newer memories never displaces the relevant
+memory from the top, and among memories about the same thing the newest wins. "Unrelated" means a memory about
+another topic that shares no content word with the question (a memory that shares one, like "I live for the
+weekends" for "where do I live now", is not unrelated to a system that reads words).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from functools import cache
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.embeddings import Embeddings
+
+from memory.edge import EdgeClient
+from memory.embeddings import E5Embeddings
+from memory.long_term import LongTermMemory, Memory, memory_id
+from memory.recall import recall
+
+TZ = ZoneInfo("Asia/Shanghai")
+NOW = datetime(2026, 7, 15, 15, 0, tzinfo=TZ)
+
+# (question, memories about the same thing: the newest must win)
+TOPICS: list[tuple[str, list[str]]] = [
+    ("where do I live now?", ["The user lives in Beijing", "The user lives in Hangzhou", "I live in Shanghai now",
+                              "The user lives in Chengdu with his wife"]),
+    ("what is my job now?", ["The user's job is nurse", "The user's job is software engineer at Alibaba"]),
+    ("what car do I drive now?", ["The user drives a Toyota Corolla", "The user drives a Tesla Model 3"]),
+    ("who is my manager now?", ["The user's manager is Alice", "The user's manager is Bob"]),
+    ("what is my current phone?", ["The user's phone is an iPhone 12", "The user's phone is a Pixel 8"]),
+    ("我现在住在哪里？", ["用户住在北京", "用户现在住在杭州", "我住在上海浦东"]),
+    ("我现在在哪里工作？", ["用户在银行工作", "用户在阿里巴巴工作"]),
+    ("我最近在学什么乐器？", ["用户在学钢琴", "用户最近在学小提琴"]),
+]
+UNRELATED = [
+    "Had lunch with a client yesterday at Haidilao", "The user likes green tea", "The user's dog is called Max",
+    "Went running in the park this morning", "The user's sister is getting married in October",
+    "Meeting with the design team moved to Friday", "The user is allergic to peanuts",
+    "Watched Interstellar last night", "The user's passport ends in 42", "Bought a new laptop, a MacBook Air",
+    "The user plays tennis every Saturday", "My flight to Tokyo is on the 3rd",
+    "The user's favourite band is Coldplay", "The user is learning Spanish", "I went to the dentist on Monday",
+    "I am reading a novel by Murakami", "The user's daughter started school",
+    "用户昨天和客户吃了午饭", "用户喜欢喝绿茶", "用户的狗叫旺财", "今天早上去公园跑步了", "下周五和设计团队开会",
+    "用户对花生过敏", "昨晚看了电影星际穿越", "用户每周六打网球", "用户的生日是三月五日", "用户最喜欢的颜色是蓝色",
+    "我在公司加班到很晚", "我昨天买了一双跑鞋",
+]
+
+
+class CachedE5(Embeddings):
+    """The bundled e5, each text embedded once per run (hypothesis asks the same texts many times)."""
+
+    def __init__(self) -> None:
+        self.model = E5Embeddings()
+
+    @cache  # noqa: B019 - one instance per module
+    def embed_query(self, text: str) -> list[float]:
+        return self.model.embed_query(text)
+
+    @cache  # noqa: B019
+    def passage(self, text: str) -> list[float]:
+        return self.model.embed_documents([text])[0]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.passage(t) for t in texts]
+
+
+E5 = CachedE5()
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeClient]:
+    client = EdgeClient(tmp_path_factory.mktemp("present") / "edge")
+    yield client
+    client.close()
+
+
+def ms(dt: datetime) -> int:
+    return int(dt.timestamp() * 1000)
+
+
+def top_of(edge: EdgeClient, question: str, memories: list[tuple[str, float]]) -> list[str]:
+    """Store (text, age in days) memories in a fresh Qdrant Edge collection and recall for ``question``."""
+    ltm = LongTermMemory(edge, f"p{uuid.uuid4().hex[:8]}")
+    ltm.setup(384)
+    rows = [Memory(id=memory_id("u", text), text=text, user_id="u", session_id=f"s{i}",
+                   timestamp=ms(NOW - timedelta(days=age))) for i, (text, age) in enumerate(memories)]
+    ltm.upsert(rows, E5.embed_documents([m.text for m in rows]))
+    result = recall(ltm, E5, "u", question, NOW)
+    edge.delete_collection(ltm.collection)
+    assert result.intent == "present"
+    return [r.memory.text for r in result.memories]
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(topic=st.sampled_from(TOPICS), data=st.data())
+def test_unrelated_newer_memories_never_displace_the_newest_relevant_one(edge: EdgeClient,
+                                                                         topic: tuple[str, list[str]],
+                                                                         data: st.DataObject) -> None:
+    question, relevant = topic
+    ages = data.draw(st.lists(st.floats(2, 400), min_size=len(relevant), max_size=len(relevant), unique=True))
+    newest = relevant[ages.index(min(ages))]
+    noise = data.draw(st.lists(st.sampled_from(UNRELATED), max_size=len(UNRELATED), unique=True))
+    noise_ages = data.draw(st.lists(st.floats(0, min(ages) - 1), min_size=len(noise), max_size=len(noise)))
+    alone = top_of(edge, question, list(zip(relevant, ages, strict=True)))
+    assert alone[0] == newest  # among memories about the same thing, the newest wins
+    crowded = top_of(edge, question, [*zip(relevant, ages, strict=True), *zip(noise, noise_ages, strict=True)])
+    assert crowded[0] == newest, (question, crowded)
+    assert set(crowded[:len(relevant)]) == set(relevant)  # every unrelated memory ranks after every relevant one
+
+
+@pytest.mark.parametrize(("question", "relevant"), TOPICS, ids=[q for q, _ in TOPICS])
+def test_the_issue_example_the_newest_relevant_memory_wins_over_yesterdays_lunch(edge: EdgeClient, question: str,
+                                                                                  relevant: list[str]) -> None:
+    old, new = relevant[0], relevant[1]
+    texts = top_of(edge, question, [(old, 120), (new, 14), *((u, 1) for u in UNRELATED)])
+    assert texts[:2] == [new, old]
