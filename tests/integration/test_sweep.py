@@ -23,15 +23,22 @@ def test_idle_sessions_are_archived_once_and_busy_ones_left(agent: Agent) -> Non
     for i in range(3):
         agent.turn("u", "idle", f"Note {i}: the gate code is {100 + i}.")
         agent.turn("u", "busy", f"Plan {i}: call the plumber.")
-    _age(agent, "u", "idle", agent.settings.sweep_idle_s + 60)
     stm = agent.deps.short_term()
+    # two messages no turn processed (an interrupted process): only the archive can keep them
+    for i in range(2):
+        stm.push("u", "idle", "user", f"I parked on level {i + 3}.")
+    _age(agent, "u", "idle", agent.settings.sweep_idle_s + 60)
     entries = [e.id for e in stm.window("u", "idle").entries]
-    assert len(entries) == 6
+    assert len(entries) == 8
     done = sweep(agent.deps)
-    assert done.sessions == 1 and done.entries == 6 and not done.errors
+    assert done.sessions == 1 and done.entries == 8 and not done.errors
     assert stm.length("u", "idle") == 0 and stm.length("u", "busy") == 6
     archived = [m for m in agent.deps.long_term().scroll("u") if m.origin.startswith("archive:")]
-    assert sorted({src for m in archived for src in m.source}) == sorted(entries)  # every entry, once
+    # the turns' notes were stored by their turns: the archive adds only what no turn stored, once
+    assert sorted(m.text for m in archived) == ["I parked on level 3", "I parked on level 4"]
+    assert {src for m in archived for src in m.source} <= set(entries)
+    texts = [m.text for m in agent.deps.long_term().scroll("u")]
+    assert len(texts) == len(set(texts))
     again = sweep(agent.deps)
     assert again.sessions == 0 and again.entries == 0
     assert len([m for m in agent.deps.long_term().scroll("u") if m.origin.startswith("archive:")]) == len(archived)
