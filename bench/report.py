@@ -22,7 +22,8 @@ from bench.datasets import CATEGORY_ORDER
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 REPORT = HERE / "REPORT.md"
-ORDER = ("locomo", "memorybank", "recall", "turn", "prompt-budget", "stm", "checkpointer", "failover")
+ORDER = ("locomo", "memorybank", "recall", "turn", "prompt-budget", "stm", "checkpointer", "failover", "answers",
+         "integrity")
 
 
 def run_all(benches: dict[str, Any], only: list[str] | None = None) -> dict[str, Any]:
@@ -204,9 +205,32 @@ def write_report() -> Path:
         return [*out, "", f"![Recall latency](results/{_plot_recall(r)})", ""]
 
     def turn(r: dict[str, Any]) -> list[str]:
-        return ["## Turn overhead (`python -m bench turn --json`)", "",
-                f"The memory machinery per turn over {r['turns']} scripted turns, model time subtracted: "
-                f"p50 {r['overhead_p50_ms']} ms, p95 {r['overhead_p95_ms']} ms.", ""]
+        from bench.turn import report as sentence
+
+        shown = {k: v for k, v in r.items() if k != "_meta"}
+        return ["## Answer first (`python -m bench turn --json`)", "",
+                "The real graph against an OpenAI-compatible server with a fixed latency per call (bench/"
+                "model_server.py), next to the same model called bare; goals: first token p95 within 80 ms of the "
+                "bare call's, turn p50 within 2x the bare call's + 150 ms.", "", sentence(r) + ".", "",
+                "```json", json.dumps(shown), "```", ""]
+
+    def answers(r: dict[str, Any]) -> list[str]:
+        from bench.answers import report as sentence
+
+        shown = {k: v for k, v in r.items() if k != "_meta"}
+        return ["## Answers of the zero-config model (`python -m bench answers --json`)", "",
+                "Facts told in earlier sessions, then a question in a new one, through the real graph; goals with "
+                "the bundled model: correct >= 80, degenerate 0, extraction parsed >= 90.", "", sentence(r) + ".",
+                "", "```json", json.dumps(shown, ensure_ascii=False), "```", ""]
+
+    def integrity(r: dict[str, Any]) -> list[str]:
+        from bench.integrity import report as sentence
+
+        shown = {k: v for k, v in r.items() if k != "_meta"}
+        return ["## Integrity against a hostile model (`python -m bench integrity --json`)", "",
+                "Extractor, verifier and summariser answer at random (any decision, any memory number, malformed "
+                "output, junk, inventions); goal 0 facts lost, 0 junk memories, 0 wrong supersedes.", "",
+                sentence(r) + ".", "", "```json", json.dumps(shown), "```", ""]
 
     def prompt_budget(r: dict[str, Any]) -> list[str]:
         rows = [[name, r[name]["p50"], r[name]["p95"], r[name]["max"], r[name]["total"]]
@@ -233,7 +257,7 @@ def write_report() -> Path:
 
     sections = [("locomo", locomo), ("memorybank", memorybank), ("recall", recall), ("turn", turn),
                 ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer")),
-                ("failover", failover)]
+                ("failover", failover), ("answers", answers), ("integrity", integrity)]
     for name, render in sections:
         if name in data:
             meta = data[name].get("_meta", {})
