@@ -8,23 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import HumanMessage
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
-
-from graph.builder import build_graph
-from graph.context import Context
 from graph.deps import Deps
-from memory.checkpoint import RedisSaver, SaverConfig
 from memory.errors import InvalidInputError
-from memory.long_term import Memory, memory_id
-from memory.recall import Recalled, recall
 from memory.temporal import event_time_ms, parse_timestamp
 from memory.validation import check_id, check_text
-from nodes._turn import final_answer
+
+if TYPE_CHECKING:  # the graph (LangGraph, LangChain's model stack) loads when a turn runs, not for a search
+    from langgraph.graph.state import CompiledStateGraph
+
+    from graph.context import Context
+    from memory.long_term import Memory
+    from memory.recall import Recalled
 
 
 @dataclass
@@ -43,6 +40,9 @@ def thread_id(user_id: str, session_id: str) -> str:
 
 def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
+    from graph.builder import build_graph
+    from memory.checkpoint import RedisSaver, SaverConfig
+
     def build() -> CompiledStateGraph[Any, Context, Any, Any]:
         s = deps.settings
         saver = RedisSaver(deps.resources.redis, config=SaverConfig(
@@ -55,6 +55,12 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
 def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
              important: bool = False, resume: str | None = None) -> TurnResult:
     """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.types import Command
+
+    from graph.context import Context
+    from nodes._turn import final_answer
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     check_id("session id", session_id, max_length=s.max_id_length)
@@ -82,6 +88,8 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
 
 def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, important: bool = False) -> Memory:
     """Store ``text`` as an active memory of ``user_id`` (recorded ``at``; its time phrase sets ``event_time``)."""
+    from memory.long_term import Memory, memory_id
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     text = check_text("memory text", text, max_chars=s.max_message_chars)
@@ -99,6 +107,8 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
 def search_memories(deps: Deps, user_id: str, query: str, *, now: str | None = None,
                     limit: int | None = None) -> list[Recalled]:
     """The ranked memories of ``user_id`` for ``query`` at ``now`` (time intent and decay included)."""
+    from memory.recall import recall
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     query = check_text("query", query, max_chars=s.max_message_chars)
@@ -134,6 +144,8 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
 
     Short-term memory goes first, so no archive batch can bring memories back once Qdrant is cleared; a failure
     part-way leaves the rest in place, and running it again finishes the job (each step is idempotent)."""
+    from memory.checkpoint import RedisSaver
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     removed_stm = deps.short_term().delete_user(user_id)
