@@ -13,10 +13,10 @@ from memory.errors import PalaceError
 
 
 def _benchmarks() -> dict[str, ModuleType]:
-    from bench import checkpointer, locomo, memorybank, prompt_budget, recall, stm, turn
+    from bench import checkpointer, cli, locomo, memorybank, prompt_budget, recall, stm, turn
 
     return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget, "locomo": locomo,
-            "memorybank": memorybank, "recall": recall, "turn": turn}
+            "memorybank": memorybank, "recall": recall, "turn": turn, "cli": cli}
 
 
 def _with_all() -> dict[str, ModuleType]:

@@ -143,8 +143,17 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
     from graph.api import run_turn
+    from memory.temporal import parse_timestamp
+    from memory.validation import check_id, check_text
 
     settings = _settings(args)
+    # the same checks run_turn makes, before the model stack loads: bad input is a quick one-line error
+    check_id("user id", args.user, max_length=settings.max_id_length)
+    check_id("session id", args.session, max_length=settings.max_id_length)
+    if args.resume is None:
+        check_text("message", args.message, max_chars=settings.max_message_chars)
+    if args.at:
+        parse_timestamp(args.at, ZoneInfo(settings.timezone))
     with _resources(settings) as res:
         deps = _deps(settings, res, make_models(settings))
         result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
@@ -466,13 +475,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="palace", description="Memory Palace: a LangGraph agent with a real memory.")
     parser.add_argument("--data-dir", help="where embedded services keep their data (default: $PALACE_DATA_DIR "
                                            "or ~/.memory-palace)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of (palace COMMAND --help for its options):")
 
     services = sub.add_parser("services", help="the embedded Redis, PostgreSQL, Qdrant and local chat model",
                               description="Embedded services start on first use when no URL is configured; "
                                           "status, start and stop cover the same set (the local chat model when "
                                           "PALACE_CHAT_MODEL is unset).")
-    ssub = services.add_subparsers(dest="action", required=True, metavar="ACTION")
+    ssub = services.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     status = ssub.add_parser("status", help="what runs where, checked live")
     _add_json(status, "one JSON array instead of a table")
     status.set_defaults(func=cmd_services_status)
@@ -510,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.set_defaults(func=cmd_sweep)
 
     memories = sub.add_parser("memories", help="the user's long-term memories")
-    msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
+    msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     add = msub.add_parser("add", help="store a memory directly (the user is the authority: no fact-check)")
     add.add_argument("text", help="the memory, as the user would say it")
     _add_user(add, "whose memory it is")
@@ -568,7 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     usage.set_defaults(func=cmd_usage)
 
     tasks = sub.add_parser("tasks", help="the user's structured tasks (PostgreSQL)")
-    tsub = tasks.add_subparsers(dest="action", required=True, metavar="ACTION")
+    tsub = tasks.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     tlist = tsub.add_parser("list", help="tasks, most recently changed first")
     _add_user(tlist, "whose tasks")
     tlist.add_argument("--session", default=None, help="only this session's tasks (default: every session)")

@@ -14,10 +14,10 @@ from graph.settings import Settings, get_settings
 from memory.ranking import RankingConfig
 
 if TYPE_CHECKING:  # the stores and models load on first use: a CLI command imports only what it touches
-    from langchain_core.embeddings import Embeddings
 
     from graph.models import ModelProvider
     from graph.resources import Resources
+    from memory.embeddings import Embedder
     from memory.long_term import LongTermMemory
     from memory.outbox import Outbox
     from memory.postgres import TaskStore, UsageLedger
@@ -69,7 +69,7 @@ class Deps:
             return self.resources.long_term()
 
     @property
-    def embeddings(self) -> Embeddings:
+    def embeddings(self) -> Embedder:
         with self._lock:
             return self.resources.embeddings
 

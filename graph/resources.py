@@ -15,9 +15,9 @@ from memory.errors import ServiceUnavailableError, one_line, redact_url
 
 if TYPE_CHECKING:  # each client library loads when its store is first opened (a CLI command pays for its own)
     import redis
-    from langchain_core.embeddings import Embeddings
     from psycopg_pool import ConnectionPool
 
+    from memory.embeddings import Embedder
     from memory.long_term import Client, LongTermMemory
     from memory.outbox import Outbox
     from memory.postgres import TaskStore, UsageLedger
@@ -104,7 +104,7 @@ class Resources:
     _redis: redis.Redis | None = None
     _pool: ConnectionPool[Any] | None = None
     _qdrant: Client | None = None
-    _embeddings: Embeddings | None = None
+    _embeddings: Embedder | None = None
     _ltm: LongTermMemory | None = None
     _opened: list[Any] = field(default_factory=list)
 
@@ -135,7 +135,7 @@ class Resources:
         return self._qdrant
 
     @property
-    def embeddings(self) -> Embeddings:
+    def embeddings(self) -> Embedder:
         if self._embeddings is None:
             from memory.embeddings import make_embeddings
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from langchain_core.embeddings import Embeddings
-
+from memory.embeddings import Embedder
 from memory.errors import InvalidInputError
 from memory.long_term import LongTermMemory, Memory, memory_id
 from memory.short_term import ArchiveBatch, Entry, ShortTermMemory
@@ -57,7 +56,7 @@ class ArchiveResult:
     recovered: int  # batches a crashed or failed earlier attempt had left pending
 
 
-def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
+def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embedder, summarize: Summarizer,
                     user_id: str, session_id: str, *, max_batches: int = 10, drain: bool = False) -> ArchiveResult:
     """Archive while the session is over the threshold (or a batch is pending), at most ``max_batches``;
     ``drain`` archives every entry (an idle session whose TTL would otherwise drop them)."""
@@ -79,7 +78,7 @@ def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embed
     return ArchiveResult(batches, entries, memories, recovered)
 
 
-def _archive_batch(ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer, batch: ArchiveBatch) -> int:
+def _archive_batch(ltm: LongTermMemory, embeddings: Embedder, summarize: Summarizer, batch: ArchiveBatch) -> int:
     drafts = list(summarize(batch.entries))
     mems = batch_memories(batch, drafts)
     vectors = embeddings.embed_documents([m.text for m in mems]) if mems else []

