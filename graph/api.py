@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the graph (LangGraph, LangChain's model stack) loads when a
     from langgraph.graph.state import CompiledStateGraph
 
     from graph.context import Context
+    from memory.checkpoint import RedisSaver
     from memory.long_term import Memory
     from memory.recall import Recalled
 
@@ -38,16 +39,21 @@ def thread_id(user_id: str, session_id: str) -> str:
     return f"cli:{user_id}:{session_id}"
 
 
+def checkpointer(deps: Deps) -> RedisSaver:
+    """The CLI's checkpointer: Redis, on the configured Redis."""
+    from memory.checkpoint import RedisSaver, SaverConfig
+
+    s = deps.settings
+    return RedisSaver(deps.resources.redis, config=SaverConfig(
+        prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
+
+
 def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
     from graph.builder import build_graph
-    from memory.checkpoint import RedisSaver, SaverConfig
 
     def build() -> CompiledStateGraph[Any, Context, Any, Any]:
-        s = deps.settings
-        saver = RedisSaver(deps.resources.redis, config=SaverConfig(
-            prefix=f"{s.key_prefix}:cp", ttl_s=s.checkpoint_ttl_s, refresh_on_read=s.checkpoint_refresh_on_read))
-        return build_graph(deps).compile(checkpointer=saver)
+        return build_graph(deps).compile(checkpointer=checkpointer(deps))
 
     return deps.memo("graph", build)
 
@@ -144,8 +150,6 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
 
     Short-term memory goes first, so no archive batch can bring memories back once Qdrant is cleared; a failure
     part-way leaves the rest in place, and running it again finishes the job (each step is idempotent)."""
-    from memory.checkpoint import RedisSaver
-
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     removed_stm = deps.short_term().delete_user(user_id)
@@ -153,15 +157,14 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
     memories = deps.long_term().delete_user(user_id)
     tasks = deps.tasks().delete_user(user_id)
     usage = deps.ledger().delete_user(user_id)
-    saver = compiled(deps).checkpointer
+    saver = checkpointer(deps)  # not the compiled graph: forgetting needs no model stack
     threads = 0
-    if isinstance(saver, RedisSaver):
-        prefix = thread_id(user_id, "")
-        for tid in list(deps.resources.redis.smembers(saver.threads_key())):
-            name = tid.decode() if isinstance(tid, bytes) else str(tid)
-            if name.startswith(prefix):
-                saver.delete_thread(name)
-                threads += 1
+    prefix = thread_id(user_id, "")
+    for tid in list(deps.resources.redis.smembers(saver.threads_key())):
+        name = tid.decode() if isinstance(tid, bytes) else str(tid)
+        if name.startswith(prefix):
+            saver.delete_thread(name)
+            threads += 1
     return Forgotten(short_term_keys=removed_stm, outbox_rows=outbox_rows, memories=memories, tasks=tasks,
                      usage_rows=usage, threads=threads)
 

@@ -202,7 +202,7 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
     from graph.api import forget_memories, forget_user
 
     with _resources(settings) as res:
-        deps = _deps(settings, res, make_models(settings))
+        deps = _deps(settings, res)  # no model: forgetting loads no model stack
         if args.all:
             everything = forget_user(deps, args.user)
             counts: dict[str, int] = dict(vars(everything))
@@ -216,7 +216,7 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
     n = gone.named
     if args.json:
         print(dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
-                          "short_term_entries": gone.short_term_entries}))
+                     "short_term_entries": gone.short_term_entries}))
     else:
         print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}, {gone.derived} derived from the same "
               f"messages, {gone.short_term_entries} short-term entries")

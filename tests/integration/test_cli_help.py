@@ -85,6 +85,8 @@ def test_importing_the_cli_loads_no_heavy_stack() -> None:
 @pytest.mark.parametrize("args", [
     ("memories", "list", "--user", "nobody-here"),
     ("memories", "search", "where do I live", "--user", "nobody-here"),
+    ("memories", "forget", "--all", "--user", "nobody-here"),
+    ("memories", "export", "--user", "nobody-here"),
     ("tasks", "list", "--user", "nobody-here"),
     ("usage", "--user", "nobody-here"),
     ("services", "status"),
