@@ -642,6 +642,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _precheck(args: argparse.Namespace) -> None:
+    """The input rules that need no setting, before any settings or store load: bad input is a quick one-line
+    error. Limits that are settings (id and message lengths) and the user's clock are checked where they apply."""
+    from zoneinfo import ZoneInfo
+
+    from memory.temporal import parse_timestamp
+    from memory.validation import check_id, check_text
+
+    unbounded = sys.maxsize
+    for name, kind in (("user", "user id"), ("session", "session id")):
+        if getattr(args, name, None) is not None:
+            check_id(kind, getattr(args, name), max_length=unbounded)
+    for name, kind in (("text", "memory text"), ("query", "query")):
+        if getattr(args, name, None) is not None:
+            check_text(kind, getattr(args, name), max_chars=unbounded)
+    if getattr(args, "message", None) is not None and getattr(args, "resume", None) is None:
+        check_text("message", args.message, max_chars=unbounded)
+    for name in ("at", "now"):
+        if getattr(args, name, None):
+            parse_timestamp(getattr(args, name), ZoneInfo("UTC"))  # the syntax; the user's clock comes later
+
+
 def _run(argv: Sequence[str] | None) -> int:
     _quiet_library_loggers()
     parser = build_parser()
@@ -650,6 +672,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        _precheck(args)
         code: int = args.func(args)
     except PalaceError as exc:
         print(f"palace: error: {exc}", file=sys.stderr)
