@@ -79,6 +79,7 @@ def _prepare(data_dir: Path, env: dict[str, str]) -> None:
 # CPU time (user + system) of the same runs: on a machine shared with other work the wall time stretches with the
 # load, the CPU time much less; it is what a command would take on an idle core. Reported beside the wall times.
 LAST_CPU_MS: dict[str, float] = {}
+CPU_FILE = Path(__file__).resolve().parent / "results" / "cli_cpu.json"
 LAST_LOAD: list[float] = []
 
 
@@ -122,6 +123,9 @@ def run(runs: int = 10, warmup: int = 2) -> dict[str, Any]:
         shutil.rmtree(data_dir, ignore_errors=True)
     LAST_CPU_MS.clear()
     LAST_CPU_MS.update({name: round(statistics.median(values), 1) for name, values in cpu.items()})
+    # beside the result (whose JSON line holds the wall times only), for bench/REPORT.md
+    CPU_FILE.parent.mkdir(exist_ok=True)
+    CPU_FILE.write_text(json.dumps({"cpu_ms": LAST_CPU_MS, "load_avg": LAST_LOAD, "cpus": os.cpu_count()}) + "\n")
     return {f"{name}_ms": round(statistics.median(values), 1) for name, values in samples.items()}
 
 

@@ -203,10 +203,20 @@ def write_report() -> Path:
                 ["`palace memories search`", r["search_ms"], "<= 1,000", met["search"]],
                 ["`palace memories list`", r["list_ms"], "<= 1,000", met["list"]],
                 ["bad input (`palace chat hello --user \"a b\"`)", r["bad_input_ms"], "<= 500", met["bad_input"]]]
-        return ["## CLI start-up (`python -m bench cli --json`)", "",
-                "Whole processes, exec to exit, median of 10 interleaved runs each after a warm-up; embedded Redis "
-                "and PostgreSQL running, 300 memories in Qdrant Edge; the floor is measured in the same run.", "",
-                *_table(["command", "median ms", "goal ms", "met"], rows), ""]
+        out = ["## CLI start-up (`python -m bench cli --json`)", "",
+               "Whole processes, exec to exit, median of 10 interleaved runs each after a warm-up; embedded Redis "
+               "and PostgreSQL running, 300 memories in Qdrant Edge; the floor is measured in the same run.", ""]
+        cpu_file = RESULTS / "cli_cpu.json"
+        if cpu_file.is_file():
+            extra = json.loads(cpu_file.read_text())
+            cpu = extra["cpu_ms"]
+            rows = [[*row[:2], cpu[name], *row[2:]] for row, name in zip(rows, cpu, strict=True)]
+            load = extra["load_avg"]
+            out += [f"CPU ms: user + system time of the same runs (median), what a command costs an idle core; the "
+                    f"wall times stretch with the machine's load (load average {load[0]:.1f} at the start, "
+                    f"{load[-1]:.1f} at the end, on {extra['cpus']} CPUs).", ""]
+            return [*out, *_table(["command", "median ms", "CPU ms", "goal ms", "met"], rows), ""]
+        return [*out, *_table(["command", "median ms", "goal ms", "met"], rows), ""]
 
     def prompt_budget(r: dict[str, Any]) -> list[str]:
         rows = [[name, r[name]["p50"], r[name]["p95"], r[name]["max"], r[name]["total"]]
