@@ -13,11 +13,23 @@ from memory.errors import PalaceError
 
 
 def _benchmarks() -> dict[str, ModuleType]:
-    from bench import answers, checkpointer, failover, integrity, locomo, memorybank, prompt_budget, recall, stm, turn
+    from bench import (
+        answers,
+        checkpointer,
+        cli,
+        failover,
+        integrity,
+        locomo,
+        memorybank,
+        prompt_budget,
+        recall,
+        stm,
+        turn,
+    )
 
     return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget, "locomo": locomo,
             "memorybank": memorybank, "recall": recall, "turn": turn, "failover": failover, "answers": answers,
-            "integrity": integrity}
+            "integrity": integrity, "cli": cli}
 
 
 def _with_all() -> dict[str, ModuleType]:

@@ -10,30 +10,23 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from langchain_core.messages import AIMessageChunk, HumanMessage
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
-
-from graph.builder import build_graph
-from graph.context import Context
 from graph.deps import Deps
-from graph.manage import record, resolve_id
-from graph.resources import saver_config
 from graph.settings import Settings
-from memory.checkpoint import RedisSaver
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
-from memory.events import MemoryEvent, event_at
-from memory.local_model import LOCAL_CONTEXT_PER_SLOT
-from memory.long_term import Memory, memory_id
-from memory.recall import Recalled, recall
 from memory.temporal import event_time_ms, parse_timestamp
 from memory.tokens import count_tokens
 from memory.validation import check_id, check_text
-from nodes._turn import final_answer
-from nodes.confirm import ANSWERS, parse_confirmation
+
+if TYPE_CHECKING:  # the graph (LangGraph, LangChain's model stack) loads when a turn runs, not for a search
+    from langgraph.graph.state import CompiledStateGraph
+
+    from graph.context import Context
+    from memory.checkpoint import RedisSaver
+    from memory.long_term import Memory
+    from memory.recall import Recalled
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +45,20 @@ def thread_id(user_id: str, session_id: str) -> str:
     return f"cli:{user_id}:{session_id}"
 
 
+def checkpointer(deps: Deps) -> RedisSaver:
+    """The CLI's checkpointer: Redis, on the configured Redis."""
+    from graph.resources import saver_config
+    from memory.checkpoint import RedisSaver
+
+    return RedisSaver(deps.resources.redis, config=saver_config(deps.settings))
+
+
 def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
     """The agent compiled with the Redis checkpointer on the configured Redis (once per ``deps``)."""
+    from graph.builder import build_graph
+
     def build() -> CompiledStateGraph[Any, Context, Any, Any]:
-        s = deps.settings
-        saver = RedisSaver(deps.resources.redis, config=saver_config(s))
-        return build_graph(deps).compile(checkpointer=saver)
+        return build_graph(deps).compile(checkpointer=checkpointer(deps))
 
     return deps.memo("graph", build)
 
@@ -67,6 +68,8 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
     """Run the graph; with ``on_token``, stream the respond node's tokens to it as they are generated (internal
     model calls are tagged nostream, and only the respond node's chunks are passed on); ``on_answer`` is called
     once the answer is complete, while the memory work may still run."""
+    from langchain_core.messages import AIMessageChunk
+
     if on_token is None and on_answer is None:
         graph.invoke(payload, config, context=ctx)
         return
@@ -84,6 +87,8 @@ PROMPT_OVERHEAD_TOKENS = 700  # the respond prompt without window and memories, 
 
 
 def context_tokens(settings: Settings) -> int:
+    from memory.local_model import LOCAL_CONTEXT_PER_SLOT
+
     if settings.chat_context_tokens:
         return settings.chat_context_tokens
     return LOCAL_CONTEXT_PER_SLOT if not settings.chat_model else 128_000
@@ -119,7 +124,14 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
              on_token: Callable[[str], None] | None = None,
              on_answer: Callable[[], None] | None = None) -> TurnResult:
     """One turn (or, with ``resume``, the answer to a pending confirmation) on the session's thread.
-    ``on_token`` receives the answer as it is generated."""
+    ``on_token`` receives the answer as it is generated; ``on_answer`` is called once it is complete."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.types import Command
+
+    from graph.context import Context
+    from nodes._turn import final_answer
+    from nodes.confirm import ANSWERS, parse_confirmation
+
     s = deps.settings
     text = validate_turn(s, user_id, session_id, None if resume is not None else message, at=at)
     config: Any = {"configurable": {"thread_id": thread_id(user_id, session_id)}}
@@ -149,6 +161,10 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
 
 def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, important: bool = False) -> Memory:
     """Store ``text`` as an active memory of ``user_id`` (recorded ``at``; its time phrase sets ``event_time``)."""
+    from graph.manage import record
+    from memory.events import MemoryEvent, event_at
+    from memory.long_term import Memory, memory_id
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     text = check_text("memory text", text, max_chars=s.max_message_chars)
@@ -168,6 +184,8 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
 def search_memories(deps: Deps, user_id: str, query: str, *, now: str | None = None,
                     limit: int | None = None) -> list[Recalled]:
     """The ranked memories of ``user_id`` for ``query`` at ``now`` (time intent and decay included)."""
+    from memory.recall import recall
+
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
     query = check_text("query", query, max_chars=s.max_message_chars)
@@ -211,15 +229,14 @@ def forget_user(deps: Deps, user_id: str) -> Forgotten:
     tasks = deps.tasks().delete_user(user_id)
     usage = deps.ledger().delete_user(user_id)
     deps.events().delete_user(user_id)
-    saver = compiled(deps).checkpointer
+    saver = checkpointer(deps)  # not the compiled graph: forgetting needs no model stack
     threads = 0
-    if isinstance(saver, RedisSaver):
-        prefix = thread_id(user_id, "")
-        for tid in list(deps.resources.redis.smembers(saver.threads_key())):
-            name = tid.decode() if isinstance(tid, bytes) else str(tid)
-            if name.startswith(prefix):
-                saver.delete_thread(name)
-                threads += 1
+    prefix = thread_id(user_id, "")
+    for tid in list(deps.resources.redis.smembers(saver.threads_key())):
+        name = tid.decode() if isinstance(tid, bytes) else str(tid)
+        if name.startswith(prefix):
+            saver.delete_thread(name)
+            threads += 1
     return Forgotten(short_term_keys=removed_stm, outbox_rows=outbox_rows, memories=memories, tasks=tasks,
                      usage_rows=usage, threads=threads)
 
@@ -235,6 +252,8 @@ def forget_memories(deps: Deps, user_id: str, ids: list[str]) -> ForgottenMemori
     """Delete the given memories of ``user_id`` and follow their lineage: every memory derived from the same
     short-term entries goes too, and so do those entries (else archiving them would write the memory again).
     Ids of other users are never touched."""
+    from graph.manage import resolve_id
+
     check_id("user id", user_id, max_length=deps.settings.max_id_length)
     if not ids:
         raise InvalidInputError("name the memory ids to forget, or use --all")

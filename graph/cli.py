@@ -1,70 +1,68 @@
-"""``palace``: the command line. Thin: parses arguments, calls the same functions the graph uses, prints."""
+"""``palace``: the command line. Thin: parses arguments, calls the same functions the graph uses, prints.
+
+Start-up is part of the interface: this module imports the standard library only, and each command imports what
+it uses when it runs (``palace --help`` loads no model, vocabulary or database client; ``memories``, ``tasks``,
+``usage`` and ``services`` never load OpenAI or LangChain's model stack). Ctrl-C and a closed pipe are handled
+in :mod:`graph.cli_io`, installed before anything heavy is imported.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from zoneinfo import ZoneInfo
 
-from pydantic import ValidationError
-from tqdm import tqdm
-
-from graph.api import (
-    TurnResult,
-    add_memory,
-    forget_memories,
-    forget_user,
-    run_turn,
-    search_memories,
-    validate_turn,
-)
-from graph.client import run_remote, server_for
-from graph.deps import Deps
-from graph.doctor import run_checks
-from graph.manage import (
-    Choice,
-    export_lines,
-    import_lines,
-    list_memories,
-    memory_history,
-    pin_memory,
-    resolve_disputed,
-    resolve_id,
-    restore_memory,
-    show_memory,
-)
-from graph.models import ModelProvider, OpenAIModels
-from graph.progress import AnswerPrinter, Spinner
-from graph.resources import Resources, services_status, stop_services
-from graph.settings import Settings, get_settings
+from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, silence_stdout
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
-from memory.long_term import Memory
-from memory.postgres import Task
-from memory.recall import Recalled
+
+if TYPE_CHECKING:
+    from graph.api import TurnResult
+    from graph.deps import Deps
+    from graph.models import ModelProvider
+    from graph.resources import Resources
+    from graph.settings import Settings
+    from memory.long_term import Memory
+    from memory.postgres import Task
+    from memory.recall import Recalled
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from graph.settings import get_settings
+
     overrides: dict[str, object] = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
     return get_settings(**overrides)
 
 
+def _resources(settings: Settings) -> Resources:
+    from graph.resources import Resources
+
+    return Resources(settings)
+
+
+def _deps(settings: Settings, res: Resources, models: ModelProvider | None = None) -> Deps:
+    from graph.deps import Deps
+
+    return Deps(settings, resources=res, models=models)
+
+
 def cmd_services_status(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from graph.resources import services_status
     from graph.serve import server_status
 
     settings = _settings(args)
     rows = [*services_status(settings), server_status(settings.data_dir)]
     if args.json:
-        print(json.dumps([asdict(r) for r in rows]))
+        print(dumps([asdict(r) for r in rows]))
     else:
         for r in rows:
             state = "running" if r.running else "not running"
@@ -75,22 +73,28 @@ def cmd_services_status(args: argparse.Namespace) -> int:
 
 
 def cmd_services_start(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    with Resources(settings) as res:
-        res.redis.ping()
-        with res.pool.connection() as conn:
-            conn.execute("SELECT 1")
+    from graph.resources import start_services
+
+    start_services(_settings(args))
     return cmd_services_status(args)
 
 
 def cmd_services_stop(args: argparse.Namespace) -> int:
+    from graph.resources import stop_services
+
     stopped = stop_services(_settings(args))
     print("stopped: " + ", ".join(stopped) if stopped else "no embedded service was running")
     return 0
 
 
+def _openai_models(settings: Settings) -> ModelProvider:
+    from graph.models import OpenAIModels
+
+    return OpenAIModels(settings)
+
+
 # The model boundary: tests swap in a scripted model here; everything else stays real.
-make_models: Callable[[Settings], ModelProvider] = OpenAIModels
+make_models: Callable[[Settings], ModelProvider] = _openai_models
 
 
 def _iso(ms: int | None, tz: ZoneInfo) -> str:
@@ -146,7 +150,7 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
         out.update({k: state.get(k) for k in keys})
         if args.resume is not None:
             out["answer"] = ""
-        print(json.dumps(out, ensure_ascii=False, default=str))
+        print(dumps(out))
         return
     if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
         for line in confirmation_lines(state.get("confirmations") or []):
@@ -178,13 +182,17 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    settings = _settings(args)
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+    from graph.api import run_turn, validate_turn
+    from graph.progress import AnswerPrinter, Spinner
+
+    settings = _settings(args)
+    # before the model stack loads: bad input (and a message the model cannot hold) is a quick one-line error
     validate_turn(settings, args.user, args.session, args.message if args.resume is None else None, at=args.at)
     streaming = not args.json and args.resume is None
-    with Spinner("recalling") as spinner, Resources(settings) as res:
-        deps = Deps(settings, resources=res, models=make_models(settings))
+    with Spinner("recalling") as spinner, _resources(settings) as res:
+        deps = _deps(settings, res, make_models(settings))
         printer = AnswerPrinter(spinner) if streaming else None
         result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
                           resume=args.resume, on_token=printer, on_answer=printer.finish if printer else None)
@@ -196,24 +204,28 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_add(args: argparse.Namespace) -> int:
+    from graph.api import add_memory
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        memory = add_memory(Deps(settings, resources=res), args.user, args.text, at=args.at,
+    with _resources(settings) as res:
+        memory = add_memory(_deps(settings, res), args.user, args.text, at=args.at,
                             important=args.important)
     if args.json:
-        print(json.dumps(memory.model_dump(), ensure_ascii=False))
+        print(dumps(memory.model_dump()))
     else:
         print(memory.id)
     return 0
 
 
 def cmd_memories_search(args: argparse.Namespace) -> int:
+    from graph.api import search_memories
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        found = search_memories(Deps(settings, resources=res), args.user, args.query, now=args.now,
+    with _resources(settings) as res:
+        found = search_memories(_deps(settings, res), args.user, args.query, now=args.now,
                                 limit=args.limit)
     if args.json:
-        print(json.dumps([_recalled_row(r) for r in found], ensure_ascii=False))
+        print(dumps([_recalled_row(r) for r in found]))
         return 0
     tz = ZoneInfo(settings.timezone)
     for i, r in enumerate(found, 1):
@@ -228,13 +240,15 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.all and args.ids:
         raise InvalidInputError("give memory ids or --all, not both")
-    with Resources(settings) as res:
-        deps = Deps(settings, resources=res, models=make_models(settings))
+    from graph.api import forget_memories, forget_user
+
+    with _resources(settings) as res:
+        deps = _deps(settings, res)  # no model: forgetting loads no model stack
         if args.all:
             everything = forget_user(deps, args.user)
             counts: dict[str, int] = dict(vars(everything))
             if args.json:
-                print(json.dumps({"user_id": args.user, **counts}))
+                print(dumps({"user_id": args.user, **counts}))
             else:
                 print(f"forgot everything of {args.user}: " + ", ".join(f"{k.replace('_', ' ')} {v}"
                                                                          for k, v in counts.items()))
@@ -242,8 +256,8 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         gone = forget_memories(deps, args.user, list(args.ids))
     n = gone.named
     if args.json:
-        print(json.dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
-                          "short_term_entries": gone.short_term_entries}))
+        print(dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
+                     "short_term_entries": gone.short_term_entries}))
     else:
         print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}, {gone.derived} derived from the same "
               f"messages, {gone.short_term_entries} short-term entries")
@@ -256,10 +270,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from graph.sweep import sweep
 
     settings = _settings(args)
-    with Resources(settings) as res:
-        done = sweep(Deps(settings, resources=res, models=make_models(settings)), idle_s=args.idle)
+    with _resources(settings) as res:
+        done = sweep(_deps(settings, res, make_models(settings)), idle_s=args.idle)
     if args.json:
-        print(json.dumps(vars(done)))
+        print(dumps(vars(done)))
     else:
         print(f"swept {done.sessions} idle sessions: {done.entries} entries -> {done.memories} memories; "
               f"{done.flushed} outbox operations applied")
@@ -274,11 +288,13 @@ def _memory_row(m: Memory, tz: ZoneInfo) -> str:
 
 
 def cmd_memories_list(args: argparse.Namespace) -> int:
+    from graph.manage import list_memories
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        found = list_memories(Deps(settings, resources=res), args.user, status=args.status)
+    with _resources(settings) as res:
+        found = list_memories(_deps(settings, res), args.user, status=args.status)
     if args.json:
-        print(json.dumps([m.model_dump() for m in found], ensure_ascii=False))
+        print(dumps([m.model_dump() for m in found]))
         return 0
     tz = ZoneInfo(settings.timezone)
     for m in found:
@@ -288,11 +304,13 @@ def cmd_memories_list(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_show(args: argparse.Namespace) -> int:
+    from graph.manage import show_memory
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        m = show_memory(Deps(settings, resources=res), args.user, args.id)
+    with _resources(settings) as res:
+        m = show_memory(_deps(settings, res), args.user, args.id)
     if args.json:
-        print(json.dumps(m.model_dump(), ensure_ascii=False))
+        print(dumps(m.model_dump()))
         return 0
     tz = ZoneInfo(settings.timezone)
     for key, value in m.model_dump().items():
@@ -303,17 +321,21 @@ def cmd_memories_show(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_pin(args: argparse.Namespace) -> int:
+    from graph.manage import pin_memory
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        m = pin_memory(Deps(settings, resources=res), args.user, args.id)
-    print(json.dumps(m.model_dump(), ensure_ascii=False) if args.json else f"pinned {m.id}: {m.text}")
+    with _resources(settings) as res:
+        m = pin_memory(_deps(settings, res), args.user, args.id)
+    print(dumps(m.model_dump()) if args.json else f"pinned {m.id}: {m.text}")
     return 0
 
 
 def cmd_memories_review(args: argparse.Namespace) -> int:
+    from graph.manage import Choice, list_memories, resolve_disputed, resolve_id
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        deps = Deps(settings, resources=res)
+    with _resources(settings) as res:
+        deps = _deps(settings, res)
         if args.accept or args.reject or args.both:
             ltm = deps.long_term()
             now_ms = int(datetime.now(ZoneInfo(settings.timezone)).timestamp() * 1000)
@@ -321,7 +343,7 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
                                                  *((i, "both") for i in args.both)]
             resolved = [(resolve_id(deps, args.user, i), c) for i, c in choices]
             out = {i: resolve_disputed(ltm, args.user, i, c, now_ms, events=deps.events()) for i, c in resolved}
-            print(json.dumps(out) if args.json else "\n".join(f"{i}: {o}" for i, o in out.items()))
+            print(dumps(out) if args.json else "\n".join(f"{i}: {o}" for i, o in out.items()))
             if "gone" in out.values():
                 raise NotFoundError("some ids are not disputed memories of this user (see 'gone' above)")
             return 0
@@ -329,8 +351,8 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
         others = {m.id: m for m in deps.long_term().get(args.user, [d.conflicts_with for d in disputed
                                                                      if d.conflicts_with])}
     if args.json:
-        print(json.dumps([{**d.model_dump(), "conflicts_with_text": others[d.conflicts_with].text
-                           if d.conflicts_with in others else None} for d in disputed], ensure_ascii=False))
+        print(dumps([{**d.model_dump(), "conflicts_with_text": others[d.conflicts_with].text
+                      if d.conflicts_with in others else None} for d in disputed]))
         return 0
     for d in disputed:
         other = others.get(d.conflicts_with or "")
@@ -342,11 +364,13 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_history(args: argparse.Namespace) -> int:
+    from graph.manage import memory_history
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        events = memory_history(Deps(settings, resources=res), args.user, args.id)
+    with _resources(settings) as res:
+        events = memory_history(_deps(settings, res), args.user, args.id)
     if args.json:
-        print(json.dumps([e.model_dump(mode="json") for e in events], ensure_ascii=False))
+        print(dumps([e.model_dump(mode="json") for e in events]))
         return 0
     tz = ZoneInfo(settings.timezone)
     for e in events:
@@ -362,21 +386,25 @@ def cmd_memories_history(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_restore(args: argparse.Namespace) -> int:
+    from graph.manage import restore_memory
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        done = restore_memory(Deps(settings, resources=res), args.user, args.id)
+    with _resources(settings) as res:
+        done = restore_memory(_deps(settings, res), args.user, args.id)
     if args.json:
-        print(json.dumps({**done.memory.model_dump(), "was": done.was}, ensure_ascii=False))
+        print(dumps({**done.memory.model_dump(), "was": done.was}))
     else:
         print(f"restored {done.memory.id[:8]} (was {done.was}): {done.memory.text}")
     return 0
 
 
 def cmd_memories_export(args: argparse.Namespace) -> int:
+    from graph.manage import export_lines
+
     settings = _settings(args)
-    with Resources(settings) as res:
+    with _resources(settings) as res:
         count = 0
-        for line in export_lines(Deps(settings, resources=res), args.user):
+        for line in export_lines(_deps(settings, res), args.user):
             print(line)
             count += 1
     print(f"palace: exported {count} memories of {args.user}", file=sys.stderr)
@@ -384,20 +412,23 @@ def cmd_memories_export(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_import(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from graph.manage import import_lines
+
     settings = _settings(args)
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     except OSError as exc:
         raise InvalidInputError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
-    with handle, Resources(settings) as res:
+    with handle, _resources(settings) as res:
         lines = handle.read().splitlines()
         progress = tqdm(lines, desc="importing", unit="line", file=sys.stderr, disable=not sys.stderr.isatty())
-        report = import_lines(Deps(settings, resources=res), progress)
+        report = import_lines(_deps(settings, res), progress)
     for error in report.errors:
         print(f"palace: warning: {args.file}: {error}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"imported": report.imported, "lines": report.lines, "errors": report.errors},
-                         ensure_ascii=False))
+        print(dumps({"imported": report.imported, "lines": report.lines, "errors": report.errors}))
     else:
         print(f"imported {report.imported} memories from {report.lines} lines")
     if report.errors:
@@ -411,11 +442,11 @@ def _task_row(t: Task) -> str:
 
 def cmd_tasks_list(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    with Resources(settings) as res:
-        tasks = Deps(settings, resources=res).tasks().list_tasks(args.user, session_id=args.session,
+    with _resources(settings) as res:
+        tasks = res.tasks().list_tasks(args.user, session_id=args.session,
                                                                  status=args.status)
     if args.json:
-        print(json.dumps([t.model_dump(mode="json") for t in tasks], ensure_ascii=False))
+        print(dumps([t.model_dump() for t in tasks]))
         return 0
     for t in tasks:
         print(_task_row(t))
@@ -425,10 +456,10 @@ def cmd_tasks_list(args: argparse.Namespace) -> int:
 
 def cmd_tasks_show(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    with Resources(settings) as res:
-        task = Deps(settings, resources=res).tasks().get(args.user, args.id, history=True)
+    with _resources(settings) as res:
+        task = res.tasks().get(args.user, args.id, history=True)
     if args.json:
-        print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False))
+        print(dumps(task.model_dump()))
         return 0
     print(_task_row(task))
     for i, step in enumerate(task.steps, 1):
@@ -444,19 +475,19 @@ def cmd_tasks_add(args: argparse.Namespace) -> int:
     steps = list(args.step) or [f"step {i}" for i in range(1, (args.steps or 1) + 1)]
     if args.step and args.steps and args.steps != len(args.step):
         raise InvalidInputError(f"--steps {args.steps} but {len(args.step)} --step texts given")
-    with Resources(settings) as res:
-        task = Deps(settings, resources=res).tasks().create(args.user, args.session, args.title, steps)
-    print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) if args.json else _task_row(task))
+    with _resources(settings) as res:
+        task = _deps(settings, res).tasks().create(args.user, args.session, args.title, steps)
+    print(dumps(task.model_dump(mode="json")) if args.json else _task_row(task))
     return 0
 
 
 def _cmd_task_change(args: argparse.Namespace, change: str) -> int:
     settings = _settings(args)
-    with Resources(settings) as res:
-        store = Deps(settings, resources=res).tasks()
+    with _resources(settings) as res:
+        store = _deps(settings, res).tasks()
         task = store.advance(args.user, args.id, note=args.note) if change == "advance" else \
             store.complete(args.user, args.id, note=args.note)
-    print(json.dumps(task.model_dump(mode="json"), ensure_ascii=False) if args.json else _task_row(task))
+    print(dumps(task.model_dump(mode="json")) if args.json else _task_row(task))
     return 0
 
 
@@ -469,9 +500,11 @@ def cmd_tasks_done(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from decimal import Decimal
+
     settings = _settings(args)
-    with Resources(settings) as res:
-        rows = Deps(settings, resources=res).ledger().summary(args.by, user_id=args.user)
+    with _resources(settings) as res:
+        rows = res.ledger().summary(args.by, user_id=args.user)
     ours = sum(r.prompt_tokens for r in rows)
     full = sum(r.baseline_prompt_tokens for r in rows)
     cost = sum((r.cost_usd for r in rows), Decimal(0))
@@ -480,9 +513,9 @@ def cmd_usage(args: argparse.Namespace) -> int:
     # (extraction, verification, archive summaries included), so the saving is not flattered
     saving = round(100 * (1 - ours / full), 1) if full else None
     if args.json:
-        print(json.dumps({"by": args.by, "rows": [r.model_dump(mode="json") for r in rows],
-                          "prompt_tokens": ours, "full_history_prompt_tokens": full, "cost_usd": str(cost),
-                          "full_history_cost_usd": str(full_cost), "saving_pct": saving}))
+        print(dumps({"by": args.by, "rows": [r.model_dump() for r in rows], "prompt_tokens": ours,
+                     "full_history_prompt_tokens": full, "cost_usd": cost, "full_history_cost_usd": full_cost,
+                     "saving_pct": saving}))
         return 0
     print(f"{args.by:<20}{'calls':>7}{'prompt':>11}{'completion':>12}{'cost $':>12}{'full-history prompt':>21}")
     for r in rows:
@@ -490,16 +523,27 @@ def cmd_usage(args: argparse.Namespace) -> int:
               f"{r.baseline_prompt_tokens:>21,}")
     if not rows:
         print("(no model calls recorded)")
-    elif full:
+    elif full and saving is not None:
         print(f"\nprompt tokens: {ours:,} (every call) against {full:,} sending the full session history to each "
-              f"answer: {saving}% fewer; cost ${cost:.4f} against ${full_cost:.4f}")
+              f"answer: {_saving_text(saving)}; cost ${cost:.4f} against ${full_cost:.4f}")
     return 0
 
 
+def _saving_text(saving: float) -> str:
+    if saving >= 0:
+        return f"{saving}% fewer"
+    return (f"{-saving}% more: the memory work (extraction, verification, summaries) costs more than the history "
+            "it replaces while sessions are short; the saving comes as a session grows")
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from graph.doctor import run_checks
+
     checks = run_checks(_settings(args))
     if args.json:
-        print(json.dumps([asdict(c) for c in checks], ensure_ascii=False))
+        print(dumps([asdict(c) for c in checks]))
     else:
         for c in checks:
             state = "ok  " if c.ok else "FAIL"
@@ -530,10 +574,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _add_who(p: argparse.ArgumentParser, *, session: bool) -> None:
-    p.add_argument("--user", default="default", help="whose memories (default: default)")
-    if session:
-        p.add_argument("--session", default="default", help="the short-term memory session (default: default)")
+def _add_user(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--user", default="default", help=f"{what} (default: default)")
+
+
+def _add_json(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--json", action="store_true", help=what)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -545,19 +591,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command and option, each with a help line true for that command (tested)."""
     parser = _Parser(prog="palace", description="Memory Palace: a LangGraph agent with a real memory.")
     parser.add_argument("--data-dir", help="where embedded services keep their data (default: $PALACE_DATA_DIR "
                                            "or ~/.memory-palace)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of (palace COMMAND --help for its options):")
 
-    services = sub.add_parser("services", help="the embedded Redis, PostgreSQL and Qdrant",
-                              description="Embedded services start on first use when no URL is configured.")
-    ssub = services.add_subparsers(dest="action", required=True, metavar="ACTION")
+    services = sub.add_parser("services", help="the embedded Redis, PostgreSQL, Qdrant and local chat model",
+                              description="Embedded services start on first use when no URL is configured; "
+                                          "status, start and stop cover the same set (the local chat model when "
+                                          "PALACE_CHAT_MODEL is unset).")
+    ssub = services.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     status = ssub.add_parser("status", help="what runs where, checked live")
-    status.add_argument("--json", action="store_true", help="one JSON array instead of a table")
+    _add_json(status, "one JSON array instead of a table")
     status.set_defaults(func=cmd_services_status)
-    start = ssub.add_parser("start", help="start the embedded services now (they otherwise start on first use)")
-    start.add_argument("--json", action="store_true", help="print the status as JSON")
+    start = ssub.add_parser("start", help="start the embedded services now (they otherwise start on first use), "
+                                          "then print their status")
+    _add_json(start, "print the status as one JSON array")
     start.set_defaults(func=cmd_services_start)
     stop = ssub.add_parser("stop", help="stop the embedded services (their data is kept)")
     stop.set_defaults(func=cmd_services_stop)
@@ -566,66 +617,71 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Runs the LangGraph API server (langgraph dev, offline) with the project's "
                                        "langgraph.json; it owns the data directory's stores while it runs and other "
                                        "palace commands go through it.")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=2024)
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2024, help="the port to listen on (default: 2024)")
     serve.set_defaults(func=cmd_serve, local_only=True)
     mcp = sub.add_parser("mcp", help="the memory tools over MCP on stdio, for one user",
                          description="Through the running palace serve when there is one, else on the stores.")
-    _add_who(mcp, session=False)
+    _add_user(mcp, "whose memories the tools read and change (never a tool argument)")
+    mcp.set_defaults(func=cmd_mcp, local_only=True)
     mcp.set_defaults(func=cmd_mcp, local_only=True)
 
     doctor = sub.add_parser("doctor", help="check the chat model, verifier, embedder, Redis, PostgreSQL, Qdrant",
                             description="Each component in use, checked live, with a one-line fix for failures.")
-    doctor.add_argument("--json", action="store_true", help="a JSON array instead of lines")
+    _add_json(doctor, "a JSON array instead of lines")
     doctor.set_defaults(func=cmd_doctor)
 
     chat = sub.add_parser("chat", help="run one turn of the agent and print its answer",
                           description="One turn: recall, respond, fact-check, write. The session's short-term "
                                       "memory and checkpoints live in Redis, so the next call continues it.")
     chat.add_argument("message", nargs="?", help="what the user says")
-    _add_who(chat, session=True)
+    _add_user(chat, "who is talking: whose memories are recalled and written")
+    chat.add_argument("--session", default="default", help="the conversation this turn continues (its short-term "
+                                                            "memory) (default: default)")
     chat.add_argument("--at", help="when the message was sent, ISO 8601 (import history); default: now")
     chat.add_argument("--important", action="store_true", help="mark what this message says as important")
     chat.add_argument("--resume", metavar="yes|no|both", help="answer the session's pending memory confirmation: yes "
                       "(keep the new memory, retire the old), no (forget the new one), both (keep both)")
     chat.add_argument("--explain", action="store_true", help="also print the recalled memories and their scores")
-    chat.add_argument("--json", action="store_true", help="one JSON object: answer, recalled, verdicts, usage")
+    _add_json(chat, "one JSON object: answer, recalled, verdicts, usage")
     chat.set_defaults(func=cmd_chat)
 
     sweep = sub.add_parser("sweep", help="archive idle sessions' short-term memory before its TTL drops it; "
                            "flush writes that waited for Qdrant")
     sweep.add_argument("--idle", type=int, default=None, metavar="S",
                        help="sessions idle this many seconds (default PALACE_SWEEP_IDLE_S, 1200)")
-    sweep.add_argument("--json", action="store_true", help="print the counts as JSON")
+    _add_json(sweep, "print the counts as JSON")
     sweep.set_defaults(func=cmd_sweep)
 
     memories = sub.add_parser("memories", help="the user's long-term memories")
-    msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
+    msub = memories.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     add = msub.add_parser("add", help="store a memory directly (the user is the authority: no fact-check)")
-    add.add_argument("text")
-    _add_who(add, session=False)
+    add.add_argument("text", help="the memory, as the user would say it")
+    _add_user(add, "whose memory it is")
     add.add_argument("--at", help="when it was said, ISO 8601; default: now")
     add.add_argument("--important", action="store_true", help="decay weight 2.0: ranks as if twice as relevant")
-    add.add_argument("--json", action="store_true", help="print the stored memory as JSON")
+    _add_json(add, "print the stored memory as JSON")
     add.set_defaults(func=cmd_memories_add)
     search = msub.add_parser("search", help="ranked memories for a query (time intent, decay, importance)")
-    search.add_argument("query")
-    _add_who(search, session=False)
+    search.add_argument("query", help="what to look for, in words (\"where do I live\", \"上周的会议\")")
+    _add_user(search, "whose memories to search")
     search.add_argument("--now", help="rank as of this time, ISO 8601; default: now")
     search.add_argument("--limit", type=_positive_int, help="how many (default: PALACE_RECALL_TOP_K)")
-    search.add_argument("--json", action="store_true", help="a JSON array with the score breakdown of each")
+    _add_json(search, "a JSON array with the score breakdown of each")
     search.set_defaults(func=cmd_memories_search)
     forget = msub.add_parser("forget", help="delete memories by id, or --all: everything of the user in every store")
     forget.add_argument("ids", nargs="*", metavar="ID", help="memory ids (from search or add)")
-    _add_who(forget, session=False)
+    _add_user(forget, "whose memories to forget")
     forget.add_argument("--all", action="store_true",
                         help="everything of the user: memories, short-term lists, tasks, usage, outbox, CLI threads")
-    forget.add_argument("--json", action="store_true", help="print the counts as JSON")
+    _add_json(forget, "print the counts as JSON")
     forget.set_defaults(func=cmd_memories_forget)
     lst = msub.add_parser("list", help="the user's memories, newest first")
-    _add_who(lst, session=False)
-    lst.add_argument("--status", default="active", choices=["active", "disputed", "superseded", "all"])
-    lst.add_argument("--json", action="store_true", help="a JSON array of the stored memories")
+    _add_user(lst, "whose memories to list")
+    lst.add_argument("--status", default="active", choices=["active", "disputed", "superseded", "all"],
+                     help="which memories: active (recalled), disputed (waiting for the user), superseded "
+                          "(replaced by a newer one) or all (default: active)")
+    _add_json(lst, "a JSON array of the stored memories")
     lst.set_defaults(func=cmd_memories_list)
     for name, func, text in (("show", cmd_memories_show, "one memory with every field"),
                              ("pin", cmd_memories_pin, "mark a memory important (decay weight 2.0)"),
@@ -634,60 +690,63 @@ def build_parser() -> argparse.ArgumentParser:
                              ("restore", cmd_memories_restore, "bring back a superseded or merged memory")):
         p = msub.add_parser(name, help=text)
         p.add_argument("id", help="the memory's id or a prefix of it (at least 4 characters, as memories list shows)")
-        _add_who(p, session=False)
-        p.add_argument("--json", action="store_true", help="print the memory as JSON")
+        _add_user(p, "whose memory it is (another user's id is not found)")
+        _add_json(p, "print the memory (or its history) as JSON")
         p.set_defaults(func=func)
     review = msub.add_parser("review", help="disputed memories: list them, or accept / reject them by id")
-    _add_who(review, session=False)
+    _add_user(review, "whose disputed memories")
     review.add_argument("--accept", action="append", default=[], metavar="ID", help="make it active (repeatable)")
     review.add_argument("--reject", action="append", default=[], metavar="ID", help="delete it (repeatable)")
     review.add_argument("--both", action="append", default=[], metavar="ID",
                         help="keep it and the memory it contradicts, as separate memories (repeatable)")
-    review.add_argument("--json", action="store_true")
+    _add_json(review, "the disputed memories (or, with --accept / --reject / --both, each id's outcome) as JSON")
     review.set_defaults(func=cmd_memories_review)
     export = msub.add_parser("export", help="every memory of the user as JSON lines on stdout")
-    _add_who(export, session=False)
+    _add_user(export, "whose memories to export")
     export.set_defaults(func=cmd_memories_export)
     imp = msub.add_parser("import", help="memories from an export (JSON lines; - for stdin); idempotent")
-    imp.add_argument("file")
-    imp.add_argument("--json", action="store_true", help="print the counts and errors as JSON")
+    imp.add_argument("file", help="an export file (each line names its user), or - to read stdin")
+    _add_json(imp, "print the counts and errors as JSON")
     imp.set_defaults(func=cmd_memories_import)
 
     usage = sub.add_parser("usage", help="tokens and cost from the ledger, and the saving against the full history")
-    usage.add_argument("--user", default=None, help="one user (default: everyone)")
-    usage.add_argument("--by", default="day", choices=["day", "session", "node", "model"])
-    usage.add_argument("--json", action="store_true")
+    usage.add_argument("--user", default=None, help="one user's model calls (default: everyone's)")
+    usage.add_argument("--by", default="day", choices=["day", "session", "node", "model"],
+                       help="one row per day, session, graph node or model (default: day)")
+    _add_json(usage, "rows and totals as one JSON object (costs in USD, as numbers)")
     usage.set_defaults(func=cmd_usage)
 
     tasks = sub.add_parser("tasks", help="the user's structured tasks (PostgreSQL)")
-    tsub = tasks.add_subparsers(dest="action", required=True, metavar="ACTION")
+    tsub = tasks.add_subparsers(dest="action", required=True, metavar="ACTION", help="one of:")
     tlist = tsub.add_parser("list", help="tasks, most recently changed first")
-    _add_who(tlist, session=False)
-    tlist.add_argument("--session", default=None, help="only this session's tasks")
-    tlist.add_argument("--status", default=None, choices=["active", "completed", "cancelled"])
-    tlist.add_argument("--json", action="store_true")
+    _add_user(tlist, "whose tasks")
+    tlist.add_argument("--session", default=None, help="only this session's tasks (default: every session)")
+    tlist.add_argument("--status", default=None, choices=["active", "completed", "cancelled"],
+                       help="only tasks in this state (default: all)")
+    _add_json(tlist, "a JSON array of the tasks")
     tlist.set_defaults(func=cmd_tasks_list)
     tshow = tsub.add_parser("show", help="one task with its steps and step history")
-    tshow.add_argument("id")
-    _add_who(tshow, session=False)
-    tshow.add_argument("--json", action="store_true")
+    tshow.add_argument("id", help="the task id (from tasks list)")
+    _add_user(tshow, "whose task it is (another user's id is not found)")
+    _add_json(tshow, "the task, its steps and history as JSON")
     tshow.set_defaults(func=cmd_tasks_show)
     tadd = tsub.add_parser("add", help="create a task (for models that do not call the task tools)")
     tadd.add_argument("title", help="what the task is")
-    _add_who(tadd, session=True)
+    _add_user(tadd, "whose task it is")
+    tadd.add_argument("--session", default="default", help="the session the task belongs to (default: default)")
     tadd.add_argument("--steps", type=_positive_int, default=None, metavar="N",
                       help="how many steps (named 'step 1' ... 'step N'; default 1)")
     tadd.add_argument("--step", action="append", default=[], metavar="TEXT", help="a named step, in order "
                       "(repeatable; instead of --steps)")
-    tadd.add_argument("--json", action="store_true", help="print the task as JSON")
+    _add_json(tadd, "print the task as JSON")
     tadd.set_defaults(func=cmd_tasks_add)
     for name, func, text in (("advance", cmd_tasks_advance, "mark the task's current step done"),
                              ("done", cmd_tasks_done, "mark the whole task completed")):
         tp = tsub.add_parser(name, help=text)
         tp.add_argument("id", help="the task id (from tasks list)")
-        _add_who(tp, session=False)
+        _add_user(tp, "whose task it is (another user's id is not found)")
         tp.add_argument("--note", default=None, help="a note kept in the task's step history")
-        tp.add_argument("--json", action="store_true", help="print the task as JSON")
+        _add_json(tp, "print the task as JSON")
         tp.set_defaults(func=func)
     return parser
 
@@ -705,7 +764,64 @@ def _quiet_library_loggers() -> None:
     logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
 
 
+def _invalid_setting(exc: Exception) -> str | None:
+    """The one-line message of a pydantic ValidationError (a bad PALACE_* setting), else None. pydantic is not
+    imported for this: a command that never read the settings cannot have raised one."""
+    core = sys.modules.get("pydantic_core")
+    if core is None or not isinstance(exc, core.ValidationError):
+        return None
+    first = exc.errors()[0]
+    name = "PALACE_" + "_".join(str(p) for p in first["loc"]).upper()
+    return f"invalid setting {name}: {one_line(first['msg'])}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``palace`` entry point. ``argv`` None: this is the process (Ctrl-C ends it at once after the one
+    line, see :mod:`graph.cli_io`); a list: called in-process (tests), which only returns the exit code."""
+    install_signal_handlers()
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except KeyboardInterrupt:
+        print("palace: interrupted", file=sys.stderr, flush=True)
+        if argv is None:
+            # Threads still waiting on a model or a service must not hold the exit or print at shutdown;
+            # what the command opened was closed while the interrupt unwound through its `with` blocks.
+            import os
+
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            os._exit(INTERRUPTED)
+        return INTERRUPTED
+    except BrokenPipeError:
+        silence_stdout()
+        return BROKEN_PIPE
+    return code
+
+
+def _precheck(args: argparse.Namespace) -> None:
+    """The input rules that need no setting, before any settings or store load: bad input is a quick one-line
+    error. Limits that are settings (id and message lengths) and the user's clock are checked where they apply."""
+    from zoneinfo import ZoneInfo
+
+    from memory.temporal import parse_timestamp
+    from memory.validation import check_id, check_text
+
+    unbounded = sys.maxsize
+    for name, kind in (("user", "user id"), ("session", "session id")):
+        if getattr(args, name, None) is not None:
+            check_id(kind, getattr(args, name), max_length=unbounded)
+    for name, kind in (("text", "memory text"), ("query", "query")):
+        if getattr(args, name, None) is not None:
+            check_text(kind, getattr(args, name), max_chars=unbounded)
+    if getattr(args, "message", None) is not None and getattr(args, "resume", None) is None:
+        check_text("message", args.message, max_chars=unbounded)
+    for name in ("at", "now"):
+        if getattr(args, name, None):
+            parse_timestamp(getattr(args, name), ZoneInfo("UTC"))  # the syntax; the user's clock comes later
+
+
+def _run(argv: Sequence[str] | None) -> int:
     _quiet_library_loggers()
     parser = build_parser()
     try:
@@ -713,19 +829,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        _precheck(args)
+        from graph.client import run_remote, server_for
+
         remote = None if getattr(args, "local_only", False) else server_for(args)
         code: int = run_remote(remote, args) if remote else args.func(args)
     except PalaceError as exc:
         print(f"palace: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = "PALACE_" + "_".join(str(p) for p in first["loc"]).upper()
-        print(f"palace: error: invalid setting {name}: {one_line(first['msg'])}", file=sys.stderr)
+    except Exception as exc:
+        message = _invalid_setting(exc)
+        if message is None:
+            raise
+        print(f"palace: error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("palace: interrupted", file=sys.stderr)
-        return 130
     return code
 
 

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.embeddings import Embeddings
-
-from graph.models import ModelProvider, OpenAIModels
-from graph.resources import Resources
 from graph.settings import Settings, get_settings
-from memory.events import MemoryEvents
 from memory.gates import GateConfig, gates_for
-from memory.long_term import LongTermMemory
-from memory.outbox import Outbox
-from memory.postgres import TaskStore, UsageLedger
 from memory.ranking import RankingConfig
-from memory.short_term import ShortTermMemory
+
+if TYPE_CHECKING:  # the stores and models load on first use: a CLI command imports only what it touches
+
+    from graph.models import ModelProvider
+    from graph.resources import Resources
+    from memory.embeddings import Embedder
+    from memory.events import MemoryEvents
+    from memory.long_term import LongTermMemory
+    from memory.outbox import Outbox
+    from memory.postgres import TaskStore, UsageLedger
+    from memory.short_term import ShortTermMemory
 
 T = TypeVar("T")
 
@@ -46,6 +48,8 @@ class Deps:
     def resources(self) -> Resources:
         with self._lock:
             if self._resources is None:
+                from graph.resources import Resources
+
                 self._resources = Resources(self.settings)
             return self._resources
 
@@ -53,6 +57,8 @@ class Deps:
     def models(self) -> ModelProvider:
         with self._lock:
             if self._models is None:
+                from graph.models import OpenAIModels
+
                 self._models = OpenAIModels(self.settings)
             return self._models
 
@@ -65,7 +71,7 @@ class Deps:
             return self.resources.long_term()
 
     @property
-    def embeddings(self) -> Embeddings:
+    def embeddings(self) -> Embedder:
         with self._lock:
             return self.resources.embeddings
 

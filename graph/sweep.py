@@ -3,7 +3,8 @@
 A short-term list's TTL (``PALACE_STM_TTL_S``, 30 min) is refreshed on every write, so its remaining TTL says how
 long a session has been idle. Every list idle for ``PALACE_SWEEP_IDLE_S`` (20 min) or more, and every batch a
 crashed process left pending, is archived in full through the same two-phase path as a turn's archive (the same
-summariser, exactly once). Then the outbox of writes that waited for Qdrant is flushed for everyone, and Qdrant
+summariser, exactly once; a message whose turn was interrupted is kept even if the summariser leaves it out, see
+``nodes.archive``). Then the outbox of writes that waited for Qdrant is flushed for everyone, and Qdrant
 Edge's new segments are indexed. The LangGraph server process runs it (without indexing) every
 ``PALACE_SWEEP_INTERVAL_S`` (see :func:`start_background_sweeper`).
 """
@@ -19,7 +20,7 @@ from graph.deps import Deps
 from memory.archive import Summarizer, archive_session
 from memory.edge import EdgeClient
 from memory.errors import InvalidInputError, PalaceError
-from nodes.archive import ledger_usage, make_summarizer, record_archived
+from nodes.archive import answered_in, ledger_usage, make_summarizer, record_archived
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> Sw
 def _recording(deps: Deps, user: str, session: str) -> Summarizer:
     """The summariser with its token usage recorded in the ledger under the swept user and session."""
     return make_summarizer(deps.models.chat(None), deps, ZoneInfo(deps.settings.timezone), None,
-                           ledger_usage(deps, user, session, "sweep"))
+                           ledger_usage(deps, user, session, "sweep"), answered_later=answered_in(deps, user, session))
 
 
 _started = threading.Event()

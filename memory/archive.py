@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from langchain_core.embeddings import Embeddings
-
+from memory.embeddings import Embedder
 from memory.errors import InvalidInputError
 from memory.junk import normalized
 from memory.long_term import STATUSES, LongTermMemory, Memory, memory_id
@@ -58,7 +57,7 @@ class ArchiveResult:
     recovered: int  # batches a crashed or failed earlier attempt had left pending
 
 
-def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
+def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embedder, summarize: Summarizer,
                     user_id: str, session_id: str, *, max_batches: int = 10, drain: bool = False,
                     on_written: Callable[[Sequence[Memory]], None] | None = None) -> ArchiveResult:
     """Archive while the session is over the threshold (or a batch is pending), at most ``max_batches``;
@@ -84,7 +83,7 @@ def archive_session(stm: ShortTermMemory, ltm: LongTermMemory, embeddings: Embed
     return ArchiveResult(batches, entries, memories, recovered)
 
 
-def _archive_batch(ltm: LongTermMemory, embeddings: Embeddings, summarize: Summarizer,
+def _archive_batch(ltm: LongTermMemory, embeddings: Embedder, summarize: Summarizer,
                    batch: ArchiveBatch) -> list[Memory]:
     drafts = list(summarize(batch.entries))
     mems = batch_memories(batch, drafts)

@@ -6,8 +6,10 @@ Qdrant's own engine in process: the same segments, payload indexes, sparse vecto
 server, exact search in well under a millisecond at these sizes. One directory per collection under ``root``;
 the engine's write-ahead log makes every acknowledged update durable and admits one process at a time.
 
-The adapter translates ``qdrant_client.models`` objects, so LongTermMemory has a single code path for a Qdrant
-server, local mode and Edge. Only what LongTermMemory sends is supported; anything else raises ``TypeError``.
+The adapter translates objects shaped like ``qdrant_client.models`` (the real ones, or the plain copies of
+``memory.qdrant_models`` that spare a command on Edge the import of ``qdrant_client``), so LongTermMemory has a
+single code path for a Qdrant server, local mode and Edge. Only what LongTermMemory sends is supported; anything
+else raises ``TypeError``.
 """
 
 from __future__ import annotations
@@ -22,14 +24,21 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 import qdrant_edge as qe
-from qdrant_client import models
 
-_DISTANCES = {models.Distance.COSINE: qe.Distance.Cosine, models.Distance.DOT: qe.Distance.Dot,
-              models.Distance.EUCLID: qe.Distance.Euclid, models.Distance.MANHATTAN: qe.Distance.Manhattan}
-_SCHEMAS = {models.PayloadSchemaType.KEYWORD: qe.PayloadSchemaType.Keyword,
-            models.PayloadSchemaType.INTEGER: qe.PayloadSchemaType.Integer,
-            models.PayloadSchemaType.FLOAT: qe.PayloadSchemaType.Float,
-            models.PayloadSchemaType.BOOL: qe.PayloadSchemaType.Bool}
+# by enum value: qdrant_client's enums and memory.qdrant_models' copies share them
+_DISTANCES = {"Cosine": qe.Distance.Cosine, "Dot": qe.Distance.Dot, "Euclid": qe.Distance.Euclid,
+              "Manhattan": qe.Distance.Manhattan}
+_SCHEMAS = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer,
+            "float": qe.PayloadSchemaType.Float, "bool": qe.PayloadSchemaType.Bool}
+
+
+def _is(value: Any, kind: str) -> bool:
+    """Whether ``value`` is the model ``kind`` (of qdrant_client.models or memory.qdrant_models)."""
+    return type(value).__name__ == kind
+
+
+def _value(member: Any) -> Any:
+    return getattr(member, "value", member)
 
 
 OPTIMIZE_AFTER = 1_000  # points written by a process before closing it optimizes the shard
@@ -121,11 +130,11 @@ class EdgeClient:
     def collection_exists(self, name: str) -> bool:
         return (self._dir(name) / "edge_config.json").is_file()
 
-    def create_collection(self, name: str, *, vectors_config: dict[str, models.VectorParams],
-                          sparse_vectors_config: dict[str, models.SparseVectorParams] | None = None) -> None:
-        dense = {n: qe.EdgeVectorParams(size=p.size, distance=_DISTANCES[p.distance])
+    def create_collection(self, name: str, *, vectors_config: dict[str, Any],
+                          sparse_vectors_config: dict[str, Any] | None = None) -> None:
+        dense = {n: qe.EdgeVectorParams(size=p.size, distance=_DISTANCES[_value(p.distance)])
                  for n, p in vectors_config.items()}
-        sparse = {n: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf if p.modifier == models.Modifier.IDF
+        sparse = {n: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf if _value(p.modifier) == "idf"
                                                else None)
                   for n, p in (sparse_vectors_config or {}).items()}
         self._shards[name] = qe.EdgeShard.create(str(self._dir(name)),
@@ -143,14 +152,14 @@ class EdgeClient:
         return _read_config(self._dir(name))
 
     def create_payload_index(self, name: str, field_name: str, field_schema: Any) -> None:
-        if isinstance(field_schema, models.KeywordIndexParams):
+        if _is(field_schema, "KeywordIndexParams"):
             schema: Any = qe.KeywordIndexParams(is_tenant=bool(field_schema.is_tenant))
         else:
-            schema = _SCHEMAS[field_schema]
+            schema = _SCHEMAS[_value(field_schema)]
         self._shard(name).update(qe.UpdateOperation.create_field_index(field_name, schema))
 
     # --- writes ------------------------------------------------------------------------------------
-    def upsert(self, name: str, points: Sequence[models.PointStruct], wait: bool = True) -> None:
+    def upsert(self, name: str, points: Sequence[Any], wait: bool = True) -> None:
         del wait  # every update is applied (and in the WAL) when update() returns
         converted = [qe.Point(id=str(p.id), vector=_vector(p.vector), payload=p.payload) for p in points]
         self._shard(name).update(qe.UpdateOperation.upsert_points(converted))
@@ -163,15 +172,15 @@ class EdgeClient:
     def batch_update_points(self, name: str, update_operations: Sequence[Any], wait: bool = True) -> None:
         del wait
         for op in update_operations:
-            if not isinstance(op, models.SetPayloadOperation) or op.set_payload.points is None:
+            if not _is(op, "SetPayloadOperation") or op.set_payload.points is None:
                 raise TypeError(f"unsupported batch operation {type(op).__name__}")
             self.set_payload(name, op.set_payload.payload, op.set_payload.points)
 
     def delete(self, name: str, points_selector: Any, wait: bool = True) -> None:
         del wait
-        if isinstance(points_selector, models.PointIdsList):
+        if _is(points_selector, "PointIdsList"):
             op = qe.UpdateOperation.delete_points([str(p) for p in points_selector.points])
-        elif isinstance(points_selector, models.FilterSelector):
+        elif _is(points_selector, "FilterSelector"):
             flt = _filter(points_selector.filter)
             if flt is None:
                 raise TypeError("deleting by filter needs a filter")
@@ -181,11 +190,11 @@ class EdgeClient:
         self._shard(name).update(op)
 
     # --- reads -------------------------------------------------------------------------------------
-    def count(self, name: str, count_filter: models.Filter | None = None, exact: bool = True) -> _Count:
+    def count(self, name: str, count_filter: Any = None, exact: bool = True) -> _Count:
         return _Count(self._shard(name).count(qe.CountRequest(exact=exact, filter=_filter(count_filter))))
 
     def query_points(self, name: str, query: Any, *, using: str | None = None,
-                     query_filter: models.Filter | None = None, limit: int = 10,
+                     query_filter: Any = None, limit: int = 10,
                      with_payload: bool = True) -> _Response:
         vector = _named(query)
         request = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=using),
@@ -193,7 +202,7 @@ class EdgeClient:
         found = self._shard(name).query(request)
         return _Response([_Scored(str(p.id), float(p.score), p.payload) for p in found])
 
-    def query_batch_points(self, name: str, requests: Sequence[models.QueryRequest]) -> list[_Response]:
+    def query_batch_points(self, name: str, requests: Sequence[Any]) -> list[_Response]:
         return [self.query_points(name, r.query, using=r.using, query_filter=r.filter, limit=r.limit or 10,
                                   with_payload=bool(r.with_payload)) for r in requests]
 
@@ -201,7 +210,7 @@ class EdgeClient:
         records = self._shard(name).retrieve([str(i) for i in ids], with_payload, False)
         return [_Record(str(r.id), r.payload) for r in records]
 
-    def scroll(self, name: str, *, scroll_filter: models.Filter | None = None, limit: int = 10,
+    def scroll(self, name: str, *, scroll_filter: Any = None, limit: int = 10,
                offset: Any = None, with_payload: bool = True) -> tuple[list[_Record], Any]:
         records, next_offset = self._shard(name).scroll(qe.ScrollRequest(
             offset=str(offset) if offset is not None else None, limit=limit, filter=_filter(scroll_filter),
@@ -253,7 +262,7 @@ def _read_config(directory: Path) -> Layout:
 
 
 def _named(value: Any) -> Any:
-    if isinstance(value, models.SparseVector):
+    if _is(value, "SparseVector"):
         return qe.SparseVector(list(value.indices), [float(v) for v in value.values])
     if isinstance(value, list):
         return [float(v) for v in value]
@@ -266,7 +275,7 @@ def _vector(value: Any) -> Any:
     return _named(list(value))
 
 
-def _filter(flt: models.Filter | None) -> qe.Filter | None:
+def _filter(flt: Any) -> qe.Filter | None:
     if flt is None:
         return None
 
@@ -280,19 +289,19 @@ def _filter(flt: models.Filter | None) -> qe.Filter | None:
 
 
 def _condition(c: Any) -> Any:
-    if isinstance(c, models.Filter):
+    if _is(c, "Filter"):
         return _filter(c)
-    if isinstance(c, models.IsEmptyCondition):
+    if _is(c, "IsEmptyCondition"):
         return qe.IsEmptyCondition(c.is_empty.key)
-    if isinstance(c, models.HasIdCondition):
+    if _is(c, "HasIdCondition"):
         return qe.HasIdCondition({str(i) for i in c.has_id})
-    if isinstance(c, models.FieldCondition):
-        if isinstance(c.match, models.MatchValue):
+    if _is(c, "FieldCondition"):
+        if _is(c.match, "MatchValue"):
             return qe.FieldCondition(key=c.key, match=qe.MatchValue(c.match.value))
-        if isinstance(c.match, models.MatchAny):
+        if _is(c.match, "MatchAny"):
             values: Any = list(c.match.any)
             return qe.FieldCondition(key=c.key, match=qe.MatchAny(values))
-        if isinstance(c.range, models.Range):
+        if _is(c.range, "Range"):
             r = c.range
             return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt))
     raise TypeError(f"unsupported filter condition {c!r}")

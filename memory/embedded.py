@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
-
 from memory.errors import ServiceUnavailableError, StorageLockedError, one_line
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
@@ -103,6 +101,8 @@ class EmbeddedRedis:
             return None
 
     def _ping(self, url: str) -> bool:
+        import redis  # here, not at the top: the Qdrant helpers below are imported by commands that need no Redis
+
         try:
             client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
             try:
@@ -166,6 +166,8 @@ class EmbeddedRedis:
             if not _pid_alive(pid):
                 return False
             if url and self._ping(url):
+                import redis
+
                 client = redis.Redis.from_url(url, socket_timeout=5)
                 with contextlib.suppress(redis.ConnectionError):
                     client.shutdown()  # rewrites nothing: AOF is already on disk
@@ -307,11 +309,34 @@ class _InProcessQdrant:
             self.owner_file.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv)[:200]}))
             return client
 
+    def held(self) -> bool:
+        """Whether a process holds the storage now, checked live on its lock file (both engines lock ``.lock``
+        with ``flock``): an owner file left by a crashed process does not count."""
+        try:
+            handle = open(self.path / ".lock", "rb")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            return False
+        with handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            return False
+
     def status(self) -> ServiceStatus:
+        """Running only while a process has it open (it runs inside that process); otherwise the storage is idle
+        and the next command opens it."""
+        where = f"{self.kind}:{self.path}"
+        if not self.held():
+            detail = ("in-process: idle, opened by each command that needs it" if self.path.is_dir()
+                      else "in-process: not created yet (the first command that needs it creates it)")
+            return ServiceStatus(self.name, "embedded", where, False, None, detail)
         owner = self.holder()
-        detail = f"held by process {owner['pid']}" if owner else "opened in-process on use; no process holds it now"
-        return ServiceStatus(self.name, "embedded", f"{self.kind}:{self.path}", True,
-                             owner["pid"] if owner else None, detail)
+        pid = owner["pid"] if owner else None
+        return ServiceStatus(self.name, "embedded", where, True, pid,
+                             f"in-process: held by process {pid} ({owner.get('command', '?')})" if owner
+                             else "in-process: held by a process")
 
 
 class EdgeQdrant(_InProcessQdrant):

@@ -12,13 +12,13 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import qdrant_edge as qe
 from pydantic import BaseModel, Field
-from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from memory import qdrant_models
 from memory.edge import EdgeClient
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.validation import check_id, check_text
@@ -27,16 +27,27 @@ Status = Literal["active", "superseded", "disputed"]
 STATUSES: tuple[Status, ...] = ("active", "superseded", "disputed")
 DENSE = "dense"  # the embedder's vector
 SPARSE = "bm25"  # BM25 term weights; Qdrant applies the IDF (Modifier.IDF) over the collection
-Client = QdrantClient | EdgeClient
+if TYPE_CHECKING:  # qdrant_client loads only for a Qdrant server or local mode (about 1-2 s to import)
+    from qdrant_client import QdrantClient
+Client: TypeAlias = "QdrantClient | EdgeClient"
 _NAMESPACE = uuid.UUID("5b0c7c52-4f8e-4d3e-9c55-6d656d6f7279")
-_INDEXES: dict[str, models.PayloadSchemaType] = {
-    "timestamp": models.PayloadSchemaType.INTEGER,
-    "event_time": models.PayloadSchemaType.INTEGER,
-    "status": models.PayloadSchemaType.KEYWORD,
-    "session_id": models.PayloadSchemaType.KEYWORD,
-    "source": models.PayloadSchemaType.KEYWORD,
-    "origin": models.PayloadSchemaType.KEYWORD,
+_INDEXES: dict[str, str] = {  # payload field -> PayloadSchemaType member
+    "timestamp": "INTEGER",
+    "event_time": "INTEGER",
+    "status": "KEYWORD",
+    "session_id": "KEYWORD",
+    "source": "KEYWORD",
+    "origin": "KEYWORD",
 }
+
+
+def models_for(client: Client) -> ModuleType:
+    """The request models for ``client``: plain copies for Qdrant Edge, ``qdrant_client.models`` otherwise."""
+    if isinstance(client, EdgeClient):
+        return qdrant_models
+    from qdrant_client import models
+
+    return models
 
 
 def memory_id(user_id: str, key: str) -> str:
@@ -123,12 +134,19 @@ def is_local(client: Client) -> bool:
 def qdrant_unavailable(client: Client) -> Iterator[None]:
     try:
         yield
-    except (ResponseHandlingException, ConnectionError, OSError) as exc:
-        raise ServiceUnavailableError("Qdrant", describe_qdrant(client), str(exc) or type(exc).__name__,
-                                      fix="start Qdrant or check PALACE_QDRANT_URL") from exc
-    except UnexpectedResponse as exc:
-        raise ServiceUnavailableError("Qdrant", describe_qdrant(client),
-                                      f"HTTP {exc.status_code}: {exc.content!r}") from exc
+    except Exception as exc:
+        unreachable: tuple[type[BaseException], ...] = (ConnectionError, OSError)
+        if not isinstance(client, EdgeClient):  # a server or local mode: qdrant_client is loaded already
+            from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+            if isinstance(exc, UnexpectedResponse):
+                raise ServiceUnavailableError("Qdrant", describe_qdrant(client),
+                                              f"HTTP {exc.status_code}: {exc.content!r}") from exc
+            unreachable += (ResponseHandlingException,)
+        if isinstance(exc, unreachable):
+            raise ServiceUnavailableError("Qdrant", describe_qdrant(client), str(exc) or type(exc).__name__,
+                                          fix="start Qdrant or check PALACE_QDRANT_URL") from exc
+        raise
 
 
 class LongTermMemory:
@@ -137,6 +155,7 @@ class LongTermMemory:
     def __init__(self, client: Client, collection: str = "memories", *, max_id_length: int = 128,
                  max_text_chars: int = 20_000) -> None:
         self.client = client
+        self._m = models_for(client)
         self.collection = collection
         self.max_id_length = max_id_length
         self.max_text_chars = max_text_chars
@@ -168,8 +187,8 @@ class LongTermMemory:
             if not self.client.collection_exists(self.collection):
                 self.client.create_collection(
                     self.collection,
-                    vectors_config={DENSE: models.VectorParams(size=vector_size, distance=models.Distance.COSINE)},
-                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                    vectors_config={DENSE: self._m.VectorParams(size=vector_size, distance=self._m.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: self._m.SparseVectorParams(modifier=self._m.Modifier.IDF)},
                 )
                 self._create_indexes()
             dense, sparse = self._layout()
@@ -191,7 +210,7 @@ class LongTermMemory:
         params = self.client.get_collection(self.collection).config.params
         vectors = params.vectors
         dense = ({n: v.size for n, v in vectors.items()} if isinstance(vectors, dict)
-                 else {"": vectors.size} if isinstance(vectors, models.VectorParams) else {})
+                 else {"": vectors.size} if isinstance(vectors, self._m.VectorParams) else {})
         return dense, tuple(params.sparse_vectors or {})
 
     def _create_indexes(self) -> None:
@@ -199,10 +218,11 @@ class LongTermMemory:
             return  # local mode ignores payload indexes (and warns about each); its filters run in Python
         self.client.create_payload_index(
             self.collection, "user_id",
-            field_schema=models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+            field_schema=self._m.KeywordIndexParams(type=self._m.KeywordIndexType.KEYWORD, is_tenant=True),
         )
         for name, schema in _INDEXES.items():
-            self.client.create_payload_index(self.collection, name, field_schema=schema)
+            self.client.create_payload_index(self.collection, name,
+                                             field_schema=getattr(self._m.PayloadSchemaType, schema))
 
     # --- writes --------------------------------------------------------------------------------------
     def upsert(self, memories: Sequence[Memory], vectors: Sequence[Sequence[float]]) -> None:
@@ -211,20 +231,20 @@ class LongTermMemory:
             raise InvalidInputError(f"{len(memories)} memories but {len(vectors)} vectors")
         for m in memories:
             self._check_memory(m)
-        points = [models.PointStruct(id=m.id, vector={DENSE: list(v), SPARSE: self._sparse_document(m.text)},
+        points = [self._m.PointStruct(id=m.id, vector={DENSE: list(v), SPARSE: self._sparse_document(m.text)},
                                      payload=m.payload())
                   for m, v in zip(memories, vectors, strict=True)]
         if points:
             with self._io():
                 self.client.upsert(self.collection, points=points, wait=True)
 
-    def _sparse_document(self, text: str) -> models.SparseVector:
+    def _sparse_document(self, text: str) -> Any:
         v = self._bm25.embed_document(text)
-        return models.SparseVector(indices=list(v.indices), values=list(v.values))
+        return self._m.SparseVector(indices=list(v.indices), values=list(v.values))
 
-    def _sparse_query(self, text: str) -> models.SparseVector:
+    def _sparse_query(self, text: str) -> Any:
         v = self._bm25.embed_query(text)
-        return models.SparseVector(indices=list(v.indices), values=list(v.values))
+        return self._m.SparseVector(indices=list(v.indices), values=list(v.values))
 
     def _check_memory(self, m: Memory) -> None:
         check_id("user id", m.user_id, max_length=self.max_id_length)
@@ -239,8 +259,8 @@ class LongTermMemory:
         """Count one more use of each memory of ``user_id`` in ``ids``; returns how many were updated."""
         owned = self.get(user_id, ids)
         if owned:
-            operations: list[models.UpdateOperation] = [
-                models.SetPayloadOperation(set_payload=models.SetPayload(
+            operations: list[Any] = [
+                self._m.SetPayloadOperation(set_payload=self._m.SetPayload(
                     payload={"ref_count": m.ref_count + 1, "last_accessed": now_ms}, points=[m.id]))
                 for m in owned
             ]
@@ -287,10 +307,10 @@ class LongTermMemory:
 
     def delete_ids(self, user_id: str, ids: Sequence[str]) -> int:
         """Delete memories of ``user_id`` by id; ids of other users are ignored. Returns how many went."""
-        owned: list[models.ExtendedPointId] = [m.id for m in self.get(user_id, ids)]
+        owned: list[Any] = [m.id for m in self.get(user_id, ids)]
         if owned:
             with self._io():
-                self.client.delete(self.collection, points_selector=models.PointIdsList(points=owned), wait=True)
+                self.client.delete(self.collection, points_selector=self._m.PointIdsList(points=owned), wait=True)
         return len(owned)
 
     def delete_user(self, user_id: str) -> int:
@@ -301,7 +321,8 @@ class LongTermMemory:
         """Delete the memories of ``user_id`` derived from any of ``sources`` (short-term entry or turn ids)."""
         if not sources:
             return 0
-        flt = self._user_filter(user_id, models.FieldCondition(key="source", match=models.MatchAny(any=list(sources))))
+        flt = self._user_filter(user_id, self._m.FieldCondition(key="source",
+                                                                match=self._m.MatchAny(any=list(sources))))
         return self._delete_where(flt)
 
     def delete_by_origin(self, user_id: str, origin: str) -> int:
@@ -309,13 +330,13 @@ class LongTermMemory:
         if not origin:
             raise InvalidInputError("origin is empty")
         return self._delete_where(self._user_filter(
-            user_id, models.FieldCondition(key="origin", match=models.MatchValue(value=origin))))
+            user_id, self._m.FieldCondition(key="origin", match=self._m.MatchValue(value=origin))))
 
-    def _delete_where(self, flt: models.Filter) -> int:
+    def _delete_where(self, flt: Any) -> int:
         with self._io():
             count = self.client.count(self.collection, count_filter=flt, exact=True).count
             if count:
-                self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+                self.client.delete(self.collection, points_selector=self._m.FilterSelector(filter=flt), wait=True)
         return count
 
     # --- reads ---------------------------------------------------------------------------------------
@@ -359,10 +380,10 @@ class LongTermMemory:
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)
-        requests = [models.QueryRequest(query=list(vector), using=DENSE, filter=flt, limit=limit, with_payload=True)]
+        requests = [self._m.QueryRequest(query=list(vector), using=DENSE, filter=flt, limit=limit, with_payload=True)]
         sparse = self._sparse_query(text)
         if sparse.indices:  # a query of stopwords only has no terms
-            requests.append(models.QueryRequest(query=sparse, using=SPARSE, filter=flt, limit=limit,
+            requests.append(self._m.QueryRequest(query=sparse, using=SPARSE, filter=flt, limit=limit,
                                                 with_payload=True))
         with self._io():
             responses: Sequence[Any] = self.client.query_batch_points(self.collection, requests=requests)
@@ -412,27 +433,27 @@ class LongTermMemory:
                                      exact=True).count
 
     # --- filters -------------------------------------------------------------------------------------
-    def _user_filter(self, user_id: str, *extra: models.Condition) -> models.Filter:
+    def _user_filter(self, user_id: str, *extra: Any) -> Any:
         check_id("user id", user_id, max_length=self.max_id_length)
-        return models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
+        return self._m.Filter(must=[self._m.FieldCondition(key="user_id", match=self._m.MatchValue(value=user_id)),
                                    *extra])
 
     def _search_filter(self, user_id: str, window: TimeWindow | None, statuses: Sequence[Status],
-                       recorded_before: int | None = None) -> models.Filter:
+                       recorded_before: int | None = None) -> Any:
         bad = [s for s in statuses if s not in STATUSES]
         if bad or not statuses:
             raise InvalidInputError(f"statuses must be a non-empty subset of {', '.join(STATUSES)}, got {statuses!r}")
-        conditions: list[models.Condition] = [
-            models.FieldCondition(key="status", match=models.MatchAny(any=[str(s) for s in statuses]))
+        conditions: list[Any] = [
+            self._m.FieldCondition(key="status", match=self._m.MatchAny(any=[str(s) for s in statuses]))
         ]
         if window is not None:
-            span = models.Range(gte=window.start_ms, lt=window.end_ms)
-            conditions.append(models.Filter(should=[
-                models.FieldCondition(key="event_time", range=span),
-                models.FieldCondition(key="timestamp", range=span),
+            span = self._m.Range(gte=window.start_ms, lt=window.end_ms)
+            conditions.append(self._m.Filter(should=[
+                self._m.FieldCondition(key="event_time", range=span),
+                self._m.FieldCondition(key="timestamp", range=span),
             ]))
         if recorded_before is not None:
-            conditions.append(models.FieldCondition(key="timestamp", range=models.Range(lt=recorded_before)))
+            conditions.append(self._m.FieldCondition(key="timestamp", range=self._m.Range(lt=recorded_before)))
         return self._user_filter(user_id, *conditions)
 
     @staticmethod

@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from langchain_core.embeddings import Embeddings
-
+from memory.embeddings import Embedder
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
 from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
@@ -98,7 +97,7 @@ def lexical_query(question: str, intent: TimeIntent | None) -> str:
     return stripped if stripped.strip() else question
 
 
-def recall(ltm: LongTermMemory, embeddings: Embeddings, user_id: str, question: str, now: datetime, *,
+def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None) -> RecallResult:
     """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock)."""
     cfg = config or RankingConfig()

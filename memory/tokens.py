@@ -10,8 +10,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-import bpe_openai
-
 # OpenAI's chat format adds a few tokens per message and per reply (their cookbook's counting recipe).
 PER_MESSAGE = 4
 PER_REPLY = 3
@@ -19,6 +17,8 @@ PER_REPLY = 3
 
 @lru_cache(maxsize=4)
 def _encoding(name: str) -> Any:
+    import bpe_openai  # loads its vocabularies (~1 s): on the first count, not when a module imports this one
+
     return bpe_openai.get_encoding(name)
 
 

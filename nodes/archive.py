@@ -2,7 +2,10 @@
 long-term memories (with lineage to the entries), after the answer is produced.
 
 If the summariser's reply cannot be parsed, every user message of the batch becomes a memory of its own (cut to
-the memory length, the full text kept as detail): an archive never drops what the user said.
+the memory length, the full text kept as detail): an archive never drops what the user said. Nor does it when
+the summariser leaves out a message whose turn never finished (interrupted with Ctrl-C, or the model failed): its
+facts were never extracted, so the archive was their only way into long-term memory, and such a message is kept
+as a memory of its own unless the summary cites it.
 """
 
 from __future__ import annotations
@@ -56,20 +59,40 @@ def conversation(entries: Sequence[Entry], tz: ZoneInfo) -> str:
     )
 
 
+def unanswered(entries: Sequence[Entry], answered_later: Callable[[], set[str]] | None = None) -> set[str]:
+    """Ids of the user messages of ``entries`` whose turn never finished: the write node pushes every answer right
+    after its message with ``meta.turn`` naming it, so a message without one was interrupted (or its model
+    failed) before fact-check stored anything. ``answered_later`` gives the ids answered in the entries still in
+    the session's list, for a batch that ends with a user message (its answer may be the next entry); without it,
+    such a message counts as answered."""
+    answered = {str(e.meta.get("turn")) for e in entries if e.role == "assistant" and e.meta.get("turn")}
+    users = [e for e in entries if e.role == "user" and e.id not in answered]
+    # the batch's last entry: its answer, if any, was pushed after the batch was cut
+    if users and users[-1] is entries[-1] and (answered_later is None or users[-1].id in answered_later()):
+        users.pop()
+    return {e.id for e in users}
+
+
 def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo, *, max_tokens: int,
-                encoding: str, important_weight: float) -> list[MemoryDraft]:
-    """The batch's memories: the summariser's, or one per user message when it gave nothing parseable."""
+                encoding: str, important_weight: float, keep: set[str] | None = None) -> list[MemoryDraft]:
+    """The batch's memories: the summariser's, or one per user message when it gave nothing parseable; plus one
+    for each message in ``keep`` (see :func:`unanswered`) the summary does not cite."""
     def weight(text: str) -> float:
         return important_weight if marks_important(text) else 1.0
 
-    if summary is None:  # each user message's statements (questions, greetings and thanks left out)
-        kept = [(e, statements(e.content)) for e in entries if e.role == "user"]
-        return [MemoryDraft(text=truncate_tokens(said, max_tokens, encoding), detail=e.content,
-                            event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), said),
-                            decay_weight=weight(e.content))
-                for e, said in kept if said]
+    def verbatim(e: Entry) -> MemoryDraft | None:
+        said = statements(e.content)  # its questions, greetings and thanks left out
+        if not said:
+            return None
+        return MemoryDraft(text=truncate_tokens(said, max_tokens, encoding), detail=e.content,
+                           event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), said),
+                           decay_weight=weight(e.content))
+
+    if summary is None:
+        return [d for e in entries if e.role == "user" and (d := verbatim(e)) is not None]
     drafts = []
     seen: set[str] = set()
+    cited = {entries[item.entry - 1].id for item in summary.memories if 1 <= item.entry <= len(entries)}
     for item in summary.memories:
         text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
         if not text or junk_reason(text) or normalized(text) in seen:
@@ -79,11 +102,13 @@ def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo,
         at = datetime.fromtimestamp(source.ts / 1000, tz)
         drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time_ms(at, item.when, item.text),
                                   decay_weight=weight(source.content)))
+    drafts += [d for e in entries if e.id in (keep or set()) and e.id not in cited and (d := verbatim(e)) is not None]
     return drafts
 
 
 def make_summarizer(model: BaseChatModel, deps: Deps, tz: ZoneInfo, override: str | None,
-                    on_usage: Callable[[str, int, int], None]) -> Summarizer:
+                    on_usage: Callable[[str, int, int], None], *,
+                    answered_later: Callable[[], set[str]] | None = None) -> Summarizer:
     s = deps.settings
 
     def summarize(entries: Sequence[Entry]) -> Sequence[MemoryDraft]:
@@ -95,9 +120,18 @@ def make_summarizer(model: BaseChatModel, deps: Deps, tz: ZoneInfo, override: st
         if summary is None:
             log.warning("archive summary could not be parsed; keeping each user message of the batch")
         return drafts_from(summary, entries, tz, max_tokens=s.memory_max_tokens, encoding=s.token_encoding,
-                           important_weight=s.important_weight)
+                           important_weight=s.important_weight, keep=unanswered(entries, answered_later))
 
     return summarize
+
+
+def answered_in(deps: Deps, user_id: str, session_id: str) -> Callable[[], set[str]]:
+    """The turn ids answered in the session's short-term list (for :func:`unanswered`)."""
+    def answered() -> set[str]:
+        window = deps.short_term().window(user_id, session_id)
+        return {str(e.meta.get("turn")) for e in window.entries if e.role == "assistant" and e.meta.get("turn")}
+
+    return answered
 
 
 def ledger_usage(deps: Deps, user_id: str, session_id: str, node: str) -> Callable[[str, int, int], None]:
@@ -132,7 +166,8 @@ def make_archive(deps: Deps) -> Any:
         turn = turn_of(state)
         summarize = make_summarizer(deps.models.chat(ctx.chat_model), deps, ZoneInfo(turn["timezone"]),
                                     ctx.prompts.get("summarize"),
-                                    ledger_usage(deps, turn["user_id"], turn["session_id"], "archive"))
+                                    ledger_usage(deps, turn["user_id"], turn["session_id"], "archive"),
+                                    answered_later=answered_in(deps, turn["user_id"], turn["session_id"]))
         try:
             result = archive_session(deps.short_term(), deps.long_term(), deps.embeddings, summarize,
                                      turn["user_id"], turn["session_id"], on_written=record_archived(deps, "archive"))

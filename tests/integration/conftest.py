@@ -23,6 +23,23 @@ def agent(redis_server_url: str, pg_url: str, tmp_path: Path, e5: Any) -> Iterat
 
 
 @pytest.fixture
+def cli_env(tmp_path: Path, embedded_dir: Path) -> Iterator[dict[str, str]]:
+    """The environment of a ``palace`` process on the run's embedded Redis and PostgreSQL (what a new user gets),
+    a fresh key prefix and a fresh Qdrant Edge directory; no chat model (subprocesses swap in the scripted one,
+    see ``scripted_cli``)."""
+    from memory.embedded import EmbeddedPostgres, EmbeddedRedis
+
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    redis_url = EmbeddedRedis(embedded_dir).ensure()
+    yield {"PALACE_REDIS_URL": redis_url, "PALACE_DATABASE_URL": EmbeddedPostgres(embedded_dir).ensure(),
+           "PALACE_KEY_PREFIX": prefix, "PALACE_DATA_DIR": str(tmp_path / "data"), "PALACE_QDRANT_URL": "",
+           "PALACE_CHAT_MODEL": "", "PALACE_TIMEZONE": "UTC"}
+    client = open_redis(redis_url)
+    delete_prefix(client, prefix)
+    client.close()
+
+
+@pytest.fixture
 def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     prefix = f"t{uuid.uuid4().hex[:10]}"
     monkeypatch.setenv("PALACE_REDIS_URL", redis_server_url)

@@ -14,6 +14,7 @@ import pytest
 from graph.cli import main
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis, LocalQdrant
 from memory.errors import StorageLockedError
+from memory.local_model import LocalModelServer
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -27,23 +28,32 @@ def data_dir(tmp_path: Path) -> Path:
     yield d
     EmbeddedRedis(d).stop()
     EmbeddedPostgres(d).stop()
+    LocalModelServer(d).stop()
 
 
 def test_services_start_reuse_status_and_stop(data_dir: Path) -> None:
     env = {"PALACE_DATA_DIR": str(data_dir)}
     for var in ("PALACE_REDIS_URL", "PALACE_DATABASE_URL", "PALACE_QDRANT_URL"):
         os.environ.pop(var, None)
+    os.environ.pop("PALACE_CHAT_MODEL", None)  # no chat model: the local one is part of the set
+    before = {r["name"]: r for r in json.loads(run_cli("services", "status", "--json", env=env).stdout)}
+    assert set(before) == {"Redis", "PostgreSQL", "Qdrant", "chat model"}
+    assert not any(r["running"] for r in before.values()), before  # nothing runs yet, Qdrant included
     first = run_cli("services", "start", "--json", env=env)
     assert first.returncode == 0, first.stderr
     rows = {r["name"]: r for r in json.loads(first.stdout)}
-    assert rows["Redis"]["running"] and rows["PostgreSQL"]["running"]
+    assert set(rows) == set(before)
+    assert rows["Redis"]["running"] and rows["PostgreSQL"]["running"] and rows["chat model"]["running"]
+    # Qdrant Edge runs inside the process that opens it: checked, created, and idle between commands
+    assert not rows["Qdrant"]["running"] and "idle" in rows["Qdrant"]["detail"]
     # A second process reuses the same servers instead of starting its own.
     second = json.loads(run_cli("services", "start", "--json", env=env).stdout)
     assert {r["name"]: r["pid"] for r in second} == {r["name"]: r["pid"] for r in rows.values()}
     stopped = run_cli("services", "stop", env=env)
-    assert stopped.returncode == 0 and "Redis" in stopped.stdout and "PostgreSQL" in stopped.stdout
+    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.stdout.strip() == "stopped: Redis, PostgreSQL, chat model"
     after = {r["name"]: r for r in json.loads(run_cli("services", "status", "--json", env=env).stdout)}
-    assert not after["Redis"]["running"] and not after["PostgreSQL"]["running"]
+    assert set(after) == set(before) and not any(r["running"] for r in after.values()), after
     assert "no embedded service" in run_cli("services", "stop", env=env).stdout
 
 
