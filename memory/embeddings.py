@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from typing import Any, Protocol
 
 
@@ -24,10 +26,13 @@ class E5Embeddings:
     """
 
     dimensions = 384
+    CACHE_SIZE = 4096  # passages: a turn embeds its candidates in fact_check and again in write
 
     def __init__(self, num_threads: int | None = None) -> None:
         self._num_threads = num_threads
         self._model: Any = None
+        self._passages: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _get(self) -> Any:
         if self._model is None:  # loaded on first use: importing or constructing costs nothing
@@ -43,7 +48,25 @@ class E5Embeddings:
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        return [[float(x) for x in row] for row in self._get().passage(list(texts))]
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._passages))
+        if missing:
+            rows = [[float(x) for x in row] for row in self._get().passage(missing)]
+            with self._lock:
+                for text, row in zip(missing, rows, strict=True):
+                    self._passages[text] = row
+                while len(self._passages) > self.CACHE_SIZE:
+                    self._passages.popitem(last=False)
+        with self._lock:
+            out = []
+            for t in texts:
+                vector = self._passages.get(t)
+                if vector is None:  # evicted by a concurrent call: embed it again
+                    vector = [float(x) for x in self._get().passage([t])[0]]
+                else:
+                    self._passages.move_to_end(t)
+                out.append(list(vector))
+            return out
 
     def embed_query(self, text: str) -> list[float]:
         return [float(x) for x in self._get().query([text])[0]]
