@@ -4,11 +4,14 @@ junk, inventions), over scripted English and Chinese turns with archiving and a 
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,12 +22,27 @@ from graph.resources import Resources
 from graph.settings import get_settings
 from graph.testing import ScriptedModels
 from memory.edge import EdgeClient
-from tests.conftest import EXTERNAL_REDIS
+from tests.conftest import EXTERNAL_PG, EXTERNAL_REDIS
 
 pytestmark = [pytest.mark.slow, pytest.mark.external]
 
 
-@pytest.mark.parametrize("pg_server_url", ["external"], indirect=True)
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A fresh database on the external PostgreSQL (this test runs once, on the external services)."""
+    name = f"palace_test_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(EXTERNAL_PG, autocommit=True, connect_timeout=2) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"external PostgreSQL not reachable: {exc}")
+    yield psycopg.conninfo.make_conninfo(EXTERNAL_PG, dbname=name)
+    with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @settings(max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(min_value=0, max_value=10_000))
 def test_a_hostile_model_cannot_lose_facts_store_junk_or_retire_the_wrong_memory(
