@@ -140,3 +140,27 @@ def grounded(candidate: str, message: str) -> bool:
     if not units:
         return False
     return len(units & _grounding_units(message)) / len(units) >= 0.5
+
+
+_CLAUSE = re.compile(r"[,;，；、]\s*|\s+and\s+(?=(?:i|i'm|my|we|our)\b)|\s*(?:而且|并且|还有)\s*", re.IGNORECASE)
+
+
+def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
+    """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
+    a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
+    covered when half its content units are in the extracted texts."""
+    have = set().union(*(_grounding_units(t) for t in extracted)) if extracted else set()
+    out = []
+    for sentence in sentences(message):
+        if junk_sentence(sentence) is not None or not _FIRST_PERSON.search(sentence):
+            continue
+        subject = "我" if _CJK.search(sentence) else "I"
+        for clause in (c.strip(" .!。！") for c in _CLAUSE.split(sentence) if c and c.strip()):
+            units = _grounding_units(clause)
+            if len(units) < 2 or junk_sentence(clause) is not None:
+                continue
+            if len(units & have) / len(units) < 0.5:
+                said = clause if _FIRST_PERSON.search(clause) else f"{subject}{'' if subject == '我' else ' '}{clause}"
+                out.append(said)
+                have |= units
+    return out

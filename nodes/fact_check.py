@@ -27,7 +27,7 @@ from graph.models import describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Usage, Verdict
 from memory.errors import ServiceUnavailableError
 from memory.gates import GateConfig, gate
-from memory.junk import about_the_user, grounded, junk_reason, normalized, statements
+from memory.junk import about_the_user, grounded, junk_reason, normalized, statements, uncovered_statements
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -81,6 +81,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     if not items:
         stated = about_the_user(message)
         items = [ExtractedMemory(text=stated)] if stated else []
+    else:  # what the extractor left out of a message about the user is kept too, as the user said it
+        items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items])]
     seen: set[str] = set()
     out: list[Candidate] = []
     for item in items:
