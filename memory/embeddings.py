@@ -72,6 +72,24 @@ class E5Embeddings:
         return [float(x) for x in self._get().query([text])[0]]
 
 
+def as_langchain(embedder: Embedder) -> Any:
+    """``embedder`` as a LangChain ``Embeddings`` (for LangChain components that check the type, such as
+    langchain-qdrant's ``QdrantVectorStore``); loads LangChain, so only call it where LangChain is used."""
+    from langchain_core.embeddings import Embeddings
+
+    if isinstance(embedder, Embeddings):
+        return embedder
+
+    class _Wrapped(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return embedder.embed_documents(texts)
+
+        def embed_query(self, text: str) -> list[float]:
+            return embedder.embed_query(text)
+
+    return _Wrapped()
+
+
 def make_embeddings(model: str | None, *, base_url: str | None = None, api_key: str | None = None,
                     timeout_s: float = 30.0) -> Embedder:
     """``OpenAIEmbeddings`` for a configured model (any OpenAI-compatible base URL), else :class:`E5Embeddings`."""

@@ -63,7 +63,8 @@ def test_api_token_chat_review_and_scoped_import(served: tuple[Agent, TestClient
     restored = api.post(base + f"/memories/{old}/restore")
     assert restored.status_code == 200 and restored.json()["was"] == "superseded"
     assert api.post(base + f"/memories/{old}/restore").status_code == 400  # already active
-    assert api.get(base + "/memories/zz/history").status_code == 400  # not an id
+    assert api.get(base + "/memories/zz/history").status_code == 404  # not an id of theirs
+    assert api.get(base + "/memories/ab/history").status_code == 400  # a prefix too short to name one
 
     exported = api.get(base + "/memories/export").text
     assert len(exported.splitlines()) == 2
@@ -90,9 +91,11 @@ def test_retriever_and_langchain_qdrant_read_the_same_memories(served: tuple[Age
     qdrant_lc = pytest.importorskip("langchain_qdrant")
     from qdrant_client import models
 
+    from memory.embeddings import as_langchain
+
     store = qdrant_lc.QdrantVectorStore(
         client=agent.deps.resources.qdrant, collection_name=agent.settings.qdrant_collection,
-        embedding=agent.deps.embeddings, vector_name="dense", content_payload_key="text",
+        embedding=as_langchain(agent.deps.embeddings), vector_name="dense", content_payload_key="text",
         retrieval_mode=qdrant_lc.RetrievalMode.DENSE)
     only_jo = models.Filter(must=[models.FieldCondition(key="user_id",
                                                         match=models.MatchValue(value="jo.li@example.com"))])
