@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 from zoneinfo import ZoneInfo
 
-from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, silence_stdout
+from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, run_interruptible, silence_stdout
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
 
 if TYPE_CHECKING:
@@ -191,11 +191,21 @@ def cmd_chat(args: argparse.Namespace) -> int:
     # before the model stack loads: bad input (and a message the model cannot hold) is a quick one-line error
     validate_turn(settings, args.user, args.session, args.message if args.resume is None else None, at=args.at)
     streaming = not args.json and args.resume is None
+    answered: list[bool] = []  # once the answer is complete, the turn writes: Ctrl-C waits for that
+
     with Spinner("recalling") as spinner, _resources(settings) as res:
         deps = _deps(settings, res, make_models(settings))
         printer = AnswerPrinter(spinner) if streaming else None
-        result = run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
-                          resume=args.resume, on_token=printer, on_answer=printer.finish if printer else None)
+
+        def on_answer() -> None:
+            answered.append(True)
+            if printer is not None:
+                printer.finish()
+
+        result = run_interruptible(
+            lambda: run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
+                             resume=args.resume, on_token=printer, on_answer=on_answer),
+            critical=lambda: bool(answered) or args.resume is not None)
         spinner.stop()
     if printer is not None and printer.started:
         args.answer_printed = True

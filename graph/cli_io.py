@@ -17,12 +17,16 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 INTERRUPTED = 130  # 128 + SIGINT
 BROKEN_PIPE = 141  # 128 + SIGPIPE
@@ -100,3 +104,36 @@ def plain_number(value: float | Decimal) -> str:
     if "." not in text:
         text += ".0"  # stays a float for readers that tell 0 from 0.0
     return text
+
+
+def run_interruptible(work: Callable[[], T], *, critical: Callable[[], bool] = lambda: False,
+                      grace_s: float = 15.0) -> T:
+    """Run ``work`` in a worker thread so that Ctrl-C answers at once: LangGraph waits for a turn's parallel
+    nodes (a model call may take a minute) before an exception can leave the main thread. On Ctrl-C: if
+    ``critical()`` (the turn is writing), wait up to ``grace_s`` for it to finish; then print one line and exit 130.
+    Nothing is half-written: a turn writes nothing before its write node (the message is already in short-term
+    memory), and that node is waited for."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the main thread as is
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="palace-turn", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        deadline = time.monotonic() + grace_s
+        while worker.is_alive() and critical() and time.monotonic() < deadline:
+            worker.join(0.1)
+        print("palace: interrupted", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(INTERRUPTED)
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
