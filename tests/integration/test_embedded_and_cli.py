@@ -37,7 +37,7 @@ def test_services_start_reuse_status_and_stop(data_dir: Path) -> None:
         os.environ.pop(var, None)
     os.environ.pop("PALACE_CHAT_MODEL", None)  # no chat model: the local one is part of the set
     before = {r["name"]: r for r in json.loads(run_cli("services", "status", "--json", env=env).stdout)}
-    assert set(before) == {"Redis", "PostgreSQL", "Qdrant", "chat model"}
+    assert set(before) == {"Redis", "PostgreSQL", "Qdrant", "chat model", "Server"}
     assert not any(r["running"] for r in before.values()), before  # nothing runs yet, Qdrant included
     first = run_cli("services", "start", "--json", env=env)
     assert first.returncode == 0, first.stderr
