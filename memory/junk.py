@@ -136,6 +136,15 @@ def grounded(candidate: str, message: str) -> bool:
     bigrams) appear in the message, and every number it states does: a model's invention is not the user's fact."""
     if not set(re.findall(r"\d+", candidate)) <= set(re.findall(r"\d+", message)):
         return False
+    # codes with letters and digits (E12345678, A-42) must be copied whole: "12345678" is not the passport
+    code = re.compile(r"\b[A-Za-z]+[-]?\d[\w-]*|\d+[A-Za-z][\w-]*")
+    said = {c.lower() for c in code.findall(message)}
+    for digits in re.findall(r"(?<![A-Za-z\d-])\d{4,}(?![A-Za-z\d-])", candidate):
+        if any(digits in c and digits != c for c in said) and digits not in re.findall(
+                r"(?<![A-Za-z\d-])\d{4,}(?![A-Za-z\d-])", message):
+            return False
+    if not {c.lower() for c in code.findall(candidate)} <= said:
+        return False
     units = _grounding_units(candidate)
     if not units:
         return False

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 import prompts
 from graph.context import Context
 from graph.deps import Deps
-from graph.models import describe, invoke_structured, usage_of
+from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Usage, Verdict
 from memory.errors import ServiceUnavailableError
 from memory.gates import GateConfig, gate
@@ -157,7 +157,11 @@ def make_fact_check(deps: Deps) -> Any:
         extractor = deps.models.chat(ctx.chat_model)
         request = [HumanMessage(prompts.render("extract", {"now": when, "message": message},
                                                override=overrides.get("extract")))]
-        extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
+        try:
+            extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
+        except ModelError as exc:  # the model failed: the user's statements are kept, unchecked
+            log.warning("memory extraction failed (%s); keeping the message's statements", exc)
+            extraction, raw = None, None
         p, c = usage_of(raw, request, s.token_encoding)
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
@@ -208,7 +212,11 @@ def make_fact_check(deps: Deps) -> Any:
             request = [HumanMessage(prompts.render("verify", {"now": when, "existing": existing,
                                                               "candidates": listed},
                                                    override=overrides.get("verify")))]
-            parsed, raw = invoke_structured(verifier, request, VerifierVerdicts, what="verifier")
+            try:
+                parsed, raw = invoke_structured(verifier, request, VerifierVerdicts, what="verifier")
+            except ModelError as exc:  # a verifier that fails or times out cannot cost the user a fact
+                log.warning("verification failed (%s); the memories are stored unchecked", exc)
+                parsed, raw = None, None
             p, c = usage_of(raw, request, s.token_encoding)
             usage.append(Usage(node="fact_check.verify", model=describe(verifier)[0], prompt_tokens=p,
                                completion_tokens=c))

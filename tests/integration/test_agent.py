@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import httpx
 import openai
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
@@ -386,3 +387,25 @@ def test_unclear_answer_leaves_it_disputed_and_a_vanished_memory_is_reported(con
     agent.deps.long_term().delete_ids("u", [again.state["verdicts"][0]["memory_id"]])
     assert agent.resume("u", "s3", "yes").state["confirmations"][0]["outcome"] == "gone"
     assert [x.status for x in agent.deps.long_term().scroll("u") if x.text == "I live in Beijing"] == ["active"]
+
+
+def _timing_out(brain: ScriptedBrain, tool: str) -> Any:
+    def respond(messages: list[BaseMessage], tools: list[str]) -> AIMessage | str:
+        if tool in tools:
+            raise openai.APITimeoutError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+        return brain(messages, tools)
+    return respond
+
+
+@pytest.mark.parametrize("tool", ["VerifierVerdicts", "Extraction"])
+def test_a_model_that_times_out_in_fact_check_costs_no_fact(redis_server_url: str, pg_url: str, tmp_path: Path,
+                                                            e5: Any, tool: str) -> None:
+    """Found by a new user: a verifier timeout ended the turn with exit 3 and the fact was never stored."""
+    brain = ScriptedBrain()
+    for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=_timing_out(brain, tool)):  # type: ignore[arg-type]
+        if tool == "VerifierVerdicts":  # something similar is stored, so the verifier is asked
+            agent.turn("u", "s", "My passport number is E00000001.")
+        told = agent.turn("u", "s", "My passport number is E12345678.")
+        assert told.answer
+        texts = [m.text for m in agent.deps.long_term().scroll("u", statuses=("active",))]
+        assert any("E12345678" in t for t in texts), texts
