@@ -157,17 +157,20 @@ def make_fact_check(deps: Deps) -> Any:
         extractor = deps.models.chat(ctx.chat_model)
         request = [HumanMessage(prompts.render("extract", {"now": when, "message": message},
                                                override=overrides.get("extract")))]
+        failed = False
         try:
             extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
         except ModelError as exc:  # the model failed: the user's statements are kept, unchecked
-            log.warning("memory extraction failed (%s); keeping the message's statements", exc)
-            extraction, raw = None, None
+            # info, not warning: when the whole model is down the answer fails too and says so in one line
+            log.info("memory extraction failed (%s); keeping the message's statements", exc)
+            extraction, raw, failed = None, None, True
         p, c = usage_of(raw, request, s.token_encoding)
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
         parsed_as = "parsed" if extraction is not None else "unparsed"
         if extraction is None:  # nothing usable came back: keep what the message states (its junk left out)
-            log.warning("memory extraction returned no parseable result; keeping the message's statements")
+            if not failed:
+                log.warning("memory extraction returned no parseable result; keeping the message's statements")
             kept = statements(message)
             extraction = Extraction(memories=[ExtractedMemory(text=kept)] if kept else [])
         important = bool(state.get("important")) or marks_important(message)
@@ -215,7 +218,7 @@ def make_fact_check(deps: Deps) -> Any:
             try:
                 parsed, raw = invoke_structured(verifier, request, VerifierVerdicts, what="verifier")
             except ModelError as exc:  # a verifier that fails or times out cannot cost the user a fact
-                log.warning("verification failed (%s); the memories are stored unchecked", exc)
+                log.info("verification failed (%s); the memories are stored unchecked", exc)
                 parsed, raw = None, None
             p, c = usage_of(raw, request, s.token_encoding)
             usage.append(Usage(node="fact_check.verify", model=describe(verifier)[0], prompt_tokens=p,
