@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
 
 from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, run_interruptible, silence_stdout
@@ -109,10 +109,10 @@ def _recalled_row(r: Recalled) -> dict[str, object]:
             "event_time": m.event_time}
 
 
-def turn_changes(state: dict[str, object]) -> list[str]:
+def turn_changes(state: dict[str, Any]) -> list[str]:
     """What a turn did to memory, one line each: stored, merged, superseded, disputed (with the gates' notes)."""
     lines = []
-    for v in state.get("verdicts") or []:  # type: ignore[attr-defined]
+    for v in state.get("verdicts") or []:
         text, short = v["candidate"]["text"], v["memory_id"][:8]
         target = (v.get("target") or "")[:8]
         note = f"  (verifier said {v['said']}: {v['note']})" if v.get("note") else ""

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from memory.embedded import _pid_alive as pid_alive  # standard library only: light for the CLI
+
 FILE = "server.json"
 HEALTH = "/palace/api/health"
 
@@ -35,16 +37,6 @@ class Endpoint:
     url: str
     pid: int
     started_at: float
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def read(directory: Path) -> Endpoint | None:
@@ -86,7 +78,7 @@ def live(directory: Path, *, timeout_s: float = 2.0) -> Endpoint | None:
     found = read(directory)
     if found is None:
         return None
-    if not _pid_alive(found.pid):
+    if not pid_alive(found.pid):
         (directory / FILE).unlink(missing_ok=True)
         return None
     return found if healthy(found.url, timeout_s=timeout_s) else None

@@ -100,8 +100,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
 def _verdict(cand: Candidate, new_id: str, decision: str, target: Hit | None, reason: str, *, said: str = "",
              note: str = "") -> Verdict:
     v = Verdict(candidate=cand, decision="add", memory_id=new_id, target=None, target_text=None, reason=reason)
-    if decision in ("duplicate", "update", "conflict") and target is not None:
-        v["decision"] = decision  # type: ignore[typeddict-item]
+    if target is not None and decision in ("duplicate", "update", "conflict"):
+        v["decision"] = "duplicate" if decision == "duplicate" else "update" if decision == "update" else "conflict"
         v["target"] = target.memory.id
         v["target_text"] = target.memory.text
     if said:
