@@ -11,6 +11,7 @@ import json
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolInvocationError, ToolRuntime
+from pydantic import BaseModel, Field
 
 from graph.context import Context
 from graph.deps import Deps
@@ -25,24 +26,36 @@ def _describe(task: Task) -> str:
                       ensure_ascii=False)
 
 
+# The model-facing argument schemas, declared once: deriving them from the functions' signatures (which name
+# ToolRuntime[Context, State]) costs pydantic ~0.3 s per graph build, paid by every process's first turn.
+class _CreateTask(BaseModel):
+    title: str = Field(description="A short name for the task.")
+    steps: list[str] = Field(description="The task's steps, in order.")
+
+
+class _TaskNote(BaseModel):
+    task_id: str = Field(description="The task's id, as shown in the user's open tasks.")
+    note: str = Field(default="", description="Optional note on what was done.")
+
+
 def make_task_tools(deps: Deps) -> list[BaseTool]:
     def _who(runtime: ToolRuntime[Context, State]) -> tuple[str, str]:
         turn = turn_of(runtime.state)
         return turn["user_id"], turn["session_id"]
 
-    @tool
+    @tool(args_schema=_CreateTask)
     def create_task(title: str, steps: list[str], runtime: ToolRuntime[Context, State]) -> str:
         """Start tracking a multi-step task for the user, e.g. an expense approval with its steps in order."""
         user, session = _who(runtime)
         return _describe(deps.tasks().create(user, session, title, steps))
 
-    @tool
+    @tool(args_schema=_TaskNote)
     def advance_task(task_id: str, runtime: ToolRuntime[Context, State], note: str = "") -> str:
         """Mark the current step of one of the user's open tasks as done and move to the next step."""
         user, _ = _who(runtime)
         return _describe(deps.tasks().advance(user, task_id, note=note or None))
 
-    @tool
+    @tool(args_schema=_TaskNote)
     def complete_task(task_id: str, runtime: ToolRuntime[Context, State], note: str = "") -> str:
         """Mark one of the user's open tasks as completed."""
         user, _ = _who(runtime)

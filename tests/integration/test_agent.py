@@ -294,7 +294,7 @@ def test_a_tool_call_on_another_users_task_is_refused(redis_server_url: str, pg_
 def test_model_failure_is_one_error_and_keeps_the_message_in_short_term(redis_server_url: str, pg_url: str,
                                                                         tmp_path: Path, e5: Any) -> None:
     def down(messages: list[BaseMessage], tools: list[str]) -> str:
-        raise openai.APIConnectionError(request=None)  # type: ignore[arg-type]
+        raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
     for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=down):  # type: ignore[arg-type]
         with pytest.raises(ServiceUnavailableError, match="cannot connect"):
