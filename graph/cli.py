@@ -115,7 +115,8 @@ def turn_changes(state: dict[str, Any]) -> list[str]:
     for v in state.get("verdicts") or []:
         text, short = v["candidate"]["text"], v["memory_id"][:8]
         target = (v.get("target") or "")[:8]
-        note = f"  (verifier said {v['said']}: {v['note']})" if v.get("note") else ""
+        note = ("" if not v.get("note") else f"  (verifier said {v['said']}: {v['note']})" if v.get("said")
+                else f"  ({v['note']})")
         if v["decision"] == "duplicate":
             lines.append(f"merged {short} into {target} {v['target_text']!r}: {text!r}{note}")
         elif v["decision"] == "update":
@@ -447,7 +448,7 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
 
 
 def _task_row(t: Task) -> str:
-    return f"{t.id}  {t.title}: {t.progress}"
+    return f"{t.id[:8]}  {t.title}: {t.progress}"  # the short id: any 4+ leading characters name the task
 
 
 def cmd_tasks_list(args: argparse.Namespace) -> int:

@@ -206,14 +206,14 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
                 _print(tasks)
             else:
                 for t in tasks:
-                    print(f"{t['id']}  {t['title']}: {t.get('progress', '')}")
+                    print(f"{t['id'][:8]}  {t['title']}: {t.get('progress', '')}")
                 print(f"{len(tasks)} tasks of {args.user}")
         else:
             task = c.task(args.user, args.id)
             if as_json:
                 _print(task)
             else:
-                print(f"{task['id']}  {task['title']}")
+                print(f"{task['id'][:8]}  {task['title']}")
                 for i, step in enumerate(task["steps"], 1):
                     print(f"  [{'x' if i <= task['current_step'] else ' '}] {i}. {step}")
         return 0

@@ -96,7 +96,8 @@ class Deps:
         s = self.settings
         base = gates_for(s.embedding_model or "e5")
         return GateConfig(duplicate_cosine=s.gate_duplicate_cosine or base.duplicate_cosine,
-                          topic_cosine=s.gate_topic_cosine or base.topic_cosine)
+                          topic_cosine=s.gate_topic_cosine or base.topic_cosine,
+                          slot_cosine=s.gate_slot_cosine or base.slot_cosine)
 
     def ranking(self) -> RankingConfig:
         s = self.settings

@@ -101,6 +101,9 @@ class Settings(BaseSettings):
     gate_topic_cosine: float | None = Field(
         default=None, gt=0, le=1, description="An update or conflict verdict needs at least this cosine (and the "
         "same subject); unset: calibrated for the embedder (e5 0.85, others 0.5).")
+    gate_slot_cosine: float | None = Field(
+        default=None, gt=0, le=1, description="The same, when both name the same slot of the same person (where "
+        "they live, their passport, a favourite X...); unset: calibrated for the embedder (e5 0.78, others 0.5).")
     prompt_profile: Literal["auto", "full", "compact"] = Field(
         default="auto", description="compact: short prompts without tools for small local models; auto: compact "
         "for the bundled local model, full otherwise.")

@@ -108,6 +108,21 @@ def statements(text: str) -> str:
     return " ".join(kept)
 
 
+# "Remember that ...", "Note: ...", "记住：……", "请记住……": how the user asks to keep a fact, not the fact.
+_PREAMBLE = re.compile(r"^\s*(?:(?:please|pls|and)\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget|never "
+                       r"forget|fyi|for the record|just so you know)(?:\s+(?:this|that))?\s*[:,：，-]?\s+"
+                       r"|^\s*(?:请|麻烦)?(?:你)?(?:记住|记一下|记下|记着|别忘了|不要忘了|备注)(?:一下)?(?![了吗没住])[：:，,\s]*",
+                       re.IGNORECASE)
+
+
+def without_preamble(text: str) -> str:
+    """``text`` without a leading "remember that" / "记住：" (the fact itself, capitalised as a sentence)."""
+    rest = _PREAMBLE.sub("", text, count=1)
+    if rest == text or not rest.strip() or not _LETTER_OR_DIGIT.search(rest):
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
 def normalized(text: str) -> str:
     """For exact comparisons: case, spacing and closing punctuation do not count."""
     return " ".join(text.lower().split()).rstrip(".!。！ ")

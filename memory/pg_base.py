@@ -104,6 +104,8 @@ INSERT INTO palace_tasks (id, user_id, session_id, title, steps) VALUES (%s, %s,
 RETURNING {TASK_COLUMNS}"""
 SELECT_TASK = f"SELECT {TASK_COLUMNS} FROM palace_tasks WHERE id = %s AND user_id = %s"
 SELECT_TASK_FOR_UPDATE = SELECT_TASK + " FOR UPDATE"
+# the ids of a user's tasks that start with a prefix (short ids, as `palace tasks list` prints them)
+SELECT_TASK_IDS_LIKE = "SELECT id FROM palace_tasks WHERE user_id = %s AND id::text LIKE %s ORDER BY id LIMIT 6"
 UPDATE_TASK = f"""
 UPDATE palace_tasks SET current_step = %s, status = %s, updated_at = now() WHERE id = %s AND user_id = %s
 RETURNING {TASK_COLUMNS}"""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -59,6 +60,7 @@ def _last_connect_error(url: str) -> str | None:
 # url -> (monotonic time of the last failure, why): once PostgreSQL failed, further calls in the next few seconds
 # fail at once instead of each waiting for the pool's timeout (a turn makes several: tasks, ledger, history).
 _DOWN: dict[str, tuple[float, str]] = {}
+_TASK_PREFIX = re.compile(r"[0-9a-f]{4}[0-9a-f-]{0,32}")
 DOWN_FOR_S = 5.0
 
 
@@ -140,12 +142,27 @@ class TaskStore:
     def _uid(self, user_id: str) -> str:
         return check_id("user id", user_id, max_length=self.max_id_length)
 
-    @staticmethod
-    def _task_id(task_id: str) -> uuid.UUID:
+    def _task_id(self, conn: Any, user_id: str, task_id: str) -> uuid.UUID:
+        """The task ``task_id`` names: a full id, or a prefix of at least 4 hex digits of one of the user's tasks
+        (the short ids ``palace tasks list`` prints). A prefix two tasks share is refused, naming them."""
+        given = str(task_id).strip().lower()
         try:
-            return uuid.UUID(str(task_id))
-        except ValueError as exc:
-            raise NotFoundError(f"no task {task_id!r}") from exc
+            return uuid.UUID(given)
+        except ValueError:
+            pass
+        if not _TASK_PREFIX.fullmatch(given):
+            if re.fullmatch(r"[0-9a-f-]{1,3}", given):
+                raise InvalidInputError(f"{task_id!r} is too short to name a task: give at least 4 characters of "
+                                        "its id")
+            raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
+        rows = conn.execute(sql.SELECT_TASK_IDS_LIKE, (user_id, given + "%")).fetchall()
+        if not rows:
+            raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
+        if len(rows) > 1:
+            shown = ", ".join(str(r[0])[:13] for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+            raise InvalidInputError(f"{task_id!r} names {len(rows)} tasks of {user_id!r} ({shown}): give more of "
+                                    "the id")
+        return uuid.UUID(str(rows[0][0]))
 
     def create(self, user_id: str, session_id: str, title: str, steps: Sequence[str]) -> Task:
         self._uid(user_id)
@@ -166,7 +183,7 @@ class TaskStore:
     def get(self, user_id: str, task_id: str, *, history: bool = False) -> Task:
         self._uid(user_id)
         with pg_unavailable(self.url), self.pool.connection() as conn:
-            row = conn.execute(sql.SELECT_TASK, (self._task_id(task_id), user_id)).fetchone()
+            row = conn.execute(sql.SELECT_TASK, (self._task_id(conn, user_id, task_id), user_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
             task = _task(row)
@@ -206,7 +223,8 @@ class TaskStore:
         if note is not None:
             check_text("note", note, max_chars=self.max_text_chars)
         with pg_unavailable(self.url), self.pool.connection() as conn, conn.transaction():
-            row = conn.execute(sql.SELECT_TASK_FOR_UPDATE, (self._task_id(task_id), user_id)).fetchone()
+            row = conn.execute(sql.SELECT_TASK_FOR_UPDATE, (self._task_id(conn, user_id, task_id), user_id)
+                               ).fetchone()
             if row is None:
                 raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
             task = _task(row)

@@ -26,8 +26,16 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, gate
-from memory.junk import about_the_user, grounded, junk_reason, normalized, statements, uncovered_statements
+from memory.gates import GateConfig, gate, states_change
+from memory.junk import (
+    about_the_user,
+    grounded,
+    junk_reason,
+    normalized,
+    statements,
+    uncovered_statements,
+    without_preamble,
+)
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -86,7 +94,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     seen: set[str] = set()
     out: list[Candidate] = []
     for item in items:
-        text = truncate_tokens(" ".join(item.text.split()), max_tokens, encoding)
+        text = truncate_tokens(" ".join(without_preamble(item.text).split()), max_tokens, encoding)
         if not text or normalized(text) in seen or junk_reason(text):
             continue
         seen.add(normalized(text))
@@ -138,6 +146,29 @@ def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: 
             continue
         g = gate(v.decision, v.reason, cand["text"], own.memory.text, own.cosine, gates)
         out.append(_verdict(cand, new_id, g.decision, own, v.reason, said=v.decision, note=g.note))
+    return out
+
+
+def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig
+                   ) -> list[Verdict]:
+    """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
+    Shanghai" beside "I live in Hangzhou") updates the closest such memory (:func:`memory.gates.states_change`):
+    a weak verifier that answers "add" to everything must not leave both places current. The old memory is
+    superseded, not deleted: its history says why, and it can be restored."""
+    out: list[Verdict] = []
+    retired: set[str] = set()
+    for v, near in zip(verdicts, neighbours, strict=True):
+        target = None
+        if v["decision"] == "add":
+            target = next((h for h in near if h.memory.id not in retired
+                           and states_change(v["candidate"]["text"], h.memory.text, h.cosine, gates)), None)
+        if target is None:
+            out.append(v)
+            continue
+        retired.add(target.memory.id)
+        verifier = f"the verifier said {v['said']}; " if v.get("said") else ""
+        out.append(_verdict(v["candidate"], v["memory_id"], "update", target, v["reason"],
+                            note=f"{verifier}the message says the value changed, so it replaces the old one"))
     return out
 
 
@@ -226,6 +257,7 @@ def make_fact_check(deps: Deps) -> Any:
             judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [near[n] for n in ask],
                                numbered, deps.gates())
             verdicts.update(zip(ask, judged, strict=True))
-        return {"verdicts": [verdicts[n] for n in range(len(cands))], "usage": usage, "extraction": parsed_as}
+        changed = stated_changes([verdicts[n] for n in range(len(cands))], near, deps.gates())
+        return {"verdicts": changed, "usage": usage, "extraction": parsed_as}
 
     return fact_check

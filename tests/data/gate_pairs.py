@@ -38,6 +38,13 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("用户最喜欢的书是《基地》。", "用户最喜欢的书是《沙丘》。", "topic"),
     ("用户的护照号码尾号是17。", "用户的护照号码尾号是42。", "topic"),
     ("用户在医院工作。", "用户在律师事务所工作。", "topic"),
+    # the same thing across English and Chinese (a user who writes both)
+    ("My passport number ends in 17.", "我的护照号码尾号是42。", "topic"),
+    ("我的护照号码尾号是17。", "My passport number ends in 42.", "topic"),
+    ("I moved to Shanghai.", "我住在杭州。", "topic"),
+    ("我搬到了上海。", "I live in Hangzhou.", "topic"),
+    ("I now work at a hospital.", "我在律师事务所工作。", "topic"),
+    ("我最喜欢的书是《基地》。", "My favourite book is Dune.", "topic"),
     # different things (the weak verifier merged, replaced or disputed these)
     ("Remind me to send the contract on Friday.", "Hi, I'm Bob. I work at a law firm.", "other"),
     ("The user will send the contract on Friday.", "The user works at a law firm.", "other"),
@@ -59,4 +66,9 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("用户端午节在外婆家请客户吃饭。", "用户在律师事务所工作。", "other"),
     ("用户周五要把合同发给客户。", "用户在律师事务所工作。", "other"),
     ("用户的生日是5月3日。", "用户的妹妹叫安娜。", "other"),
+    ("My favourite film is Alien.", "我最喜欢的书是《沙丘》。", "other"),
+    ("My phone number is 123.", "我的护照号码尾号是42。", "other"),
+    ("My sister lives in Paris.", "我住在杭州。", "other"),
+    ("I live in Hangzhou.", "我在律师事务所工作。", "other"),
+    ("I have a dog named Max.", "我住在杭州。", "other"),
 ]

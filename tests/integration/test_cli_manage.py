@@ -144,6 +144,16 @@ def test_tasks_list_and_show(cli: Any, capsys: pytest.CaptureFixture[str], tasks
     assert "[x] 1. submit" in shown and "[ ] 2. manager" in shown and "advanced: 0 -> 1  (sent)" in shown
     assert cli("tasks", "show", str(task.id), "--user", "bob") == 4  # not bob's
     assert cli("tasks", "show", "not-a-uuid", "--user", "ann") in (2, 4)
+    # short ids, as the list prints them: 4+ leading characters name the task; another user's prefix is not found
+    assert cli("tasks", "list", "--user", "ann") == 0
+    assert capsys.readouterr().out.startswith(f"{str(task.id)[:8]}  expense approval")
+    assert cli("tasks", "show", str(task.id)[:6], "--user", "ann", "--json") == 0
+    assert _json(capsys)["id"] == str(task.id)
+    assert cli("tasks", "advance", str(task.id)[:8].upper(), "--user", "ann") == 0
+    assert "step 3 of 3: finance" in capsys.readouterr().out
+    assert cli("tasks", "show", str(task.id)[:6], "--user", "bob") == 4
+    assert cli("tasks", "show", "abc", "--user", "ann") == 2
+    assert "at least 4 characters" in capsys.readouterr().err
     assert cli("tasks", "list", "--user", "ann", "--status", "done") == 2
 
 

@@ -45,6 +45,27 @@ def test_conflict_confirmation_both_keeps_both_and_says_so(cli: Any, capsys: pyt
     assert "nothing to confirm" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("old", "new"), [("I live in Beijing.", "I moved to Shanghai."),
+                                         ("我住在北京。", "我搬到了上海。")])
+def test_a_stated_move_supersedes_the_old_place_even_when_the_verifier_says_add(
+        cli: Any, capsys: pytest.CaptureFixture[str], old: str, new: str) -> None:
+    # the scripted verifier answers "add" here (it only disputes two "live in" statements): the rule decides
+    assert cli("chat", old, "--user", "u", "--session", "s1") == 0
+    assert cli("chat", new, "--user", "u", "--session", "s2", "--explain") == 0
+    out = capsys.readouterr().out
+    assert "superseded" in out, out
+    assert cli("memories", "list", "--user", "u", "--json") == 0
+    assert [m["text"] for m in _json(capsys)] == [new.rstrip(".。")]
+    assert cli("memories", "list", "--user", "u", "--status", "superseded", "--json") == 0
+    [retired] = _json(capsys)
+    assert retired["text"] == old.rstrip(".。")
+    assert cli("memories", "history", retired["id"][:8], "--user", "u", "--json") == 0
+    superseded = [e for e in _json(capsys) if e["event"] == "superseded"]
+    assert superseded and "the value changed" in superseded[0]["reason"]
+    assert "the verifier said add" in superseded[0]["reason"]
+    assert cli("memories", "restore", retired["id"][:8], "--user", "u") == 0  # reversible, like every change
+
+
 def test_history_restore_and_short_ids(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     cli("chat", "I live in Beijing.", "--user", "u", "--session", "s")
     cli("chat", "I live in Shanghai.", "--user", "u", "--session", "s")

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots
-from memory.junk import is_junk, junk_reason, statements
+from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots, states_change
+from memory.junk import is_junk, junk_reason, statements, without_preamble
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -118,5 +118,45 @@ def test_slots_name_the_person_and_the_thing() -> None:
     assert slots("My sister Anna lives in Paris") == {"sister:residence"}
     assert slots("I live in Hangzhou") == {"self:residence"}
     assert slots("记住：我的护照号码尾号是42。") == {"self:passport"}
-    assert slots("用户最喜欢的电影是《异形》。") == {"self:favourite:电影"}
+    assert slots("用户最喜欢的电影是《异形》。") == {"self:favourite:film"}  # one slot in both languages
+    assert slots("My favourite movie is Alien") == {"self:favourite:film"}
     assert slots("The user's favourite books are by Herbert") == {"self:favourite:book"}
+
+
+@pytest.mark.parametrize(("candidate", "existing", "cosine", "changed"), [
+    # the user says the value changed: a rule retires the old value, whatever a weak verifier said
+    ("I moved to Shanghai.", "I live in Hangzhou.", 0.89, True),
+    ("The user now lives in Shanghai.", "The user lives in Hangzhou.", 0.95, True),
+    ("我搬到了上海。", "我住在杭州。", 0.9, True),
+    ("我现在在医院工作。", "我在律师事务所工作。", 0.9, True),
+    ("My favourite book is now Foundation.", "My favourite book is Dune.", 0.93, True),
+    ("我搬到了上海。", "I live in Hangzhou.", 0.831, True),  # across languages: the slot cosine
+    # no change stated: both stay (a conflict is the verifier's call)
+    ("I live in Shanghai.", "I live in Hangzhou.", 0.95, False),
+    # not one-valued, or not the same person, or not the same slot
+    ("I now have a cat.", "I have a dog.", 0.9, False),
+    ("My sister moved to Paris.", "I live in Hangzhou.", 0.88, False),
+    ("I moved to Shanghai.", "I work at a law firm.", 0.86, False),
+    # the existing memory says more than where the user lives: superseding it would retire the tea too
+    ("I moved to Shanghai.", "I live in Hangzhou and I love green tea.", 0.9, False),
+    ("我搬到了上海。", "我住在杭州，我喜欢喝龙井茶。", 0.9, False),
+    # too far apart to be about the same thing
+    ("I moved to Shanghai.", "I live in Hangzhou.", 0.7, False),
+])
+def test_a_stated_change_retires_the_old_value(candidate: str, existing: str, cosine: float, changed: bool) -> None:
+    assert states_change(candidate, existing, cosine, gates_for("e5")) is changed
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("记住：我的护照号码尾号是42。", "我的护照号码尾号是42。"), ("请记住我的车位号是B12", "我的车位号是B12"),
+    ("记住，我住在杭州", "我住在杭州"), ("Remember that my flight is on Friday.", "My flight is on Friday."),
+    ("Remember: I am allergic to nuts", "I am allergic to nuts"), ("Note that I prefer tea.", "I prefer tea."),
+    ("Don't forget I have a meeting at 3.", "I have a meeting at 3."),
+    ("remember this: my code is 1234", "My code is 1234"),
+    # not a preamble: kept as written
+    ("I remember my first car.", "I remember my first car."), ("Remembering names is hard for me.",
+                                                                  "Remembering names is hard for me."),
+    ("记住了吗？", "记住了吗？"), ("记住：", "记住："),
+])
+def test_a_memory_is_the_fact_not_the_request_to_keep_it(said: str, kept: str) -> None:
+    assert without_preamble(said) == kept
