@@ -2,7 +2,8 @@
 every door from other processes on the same memories: the CLI (a thin client of the server), the HTTP API, the
 official MCP client, langgraph_sdk's store API and a real browser (Debian's chromium driven by selenium). Each
 checks isolation between users. Ids from identity providers (``auth0|...``, ``google-oauth2|...``, e-mail
-addresses) are used throughout. No model is configured: nothing here needs one."""
+addresses) are used throughout. The chat model is bench's fixed-latency OpenAI-compatible server (the model
+boundary): its answer streams one word at a time, so the test sees the CLI print the answer as it is generated."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import pytest
 from langgraph_sdk import get_client
 from mcp import Client
 
+from bench.model_server import ANSWER, FixedLatencyModel
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.postgres import TaskStore, open_pool
 from memory.validation import id_to_label
@@ -32,7 +34,8 @@ from memory.validation import id_to_label
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PALACE_TEST_ARTIFACTS", ROOT / "test-artifacts"))
-ALICE, BOB, CAROL = "auth0|a1", "google-oauth2|b2", "carol.k@example.com"
+ALICE, BOB, CAROL, DAVE = "auth0|a1", "google-oauth2|b2", "carol.k@example.com", "auth0|d4"
+BREAK = "please-break-the-stream"  # a prompt with it makes the model server die after two words
 
 
 def _free_port() -> int:
@@ -51,6 +54,7 @@ class Served:
     url: str
     proc: subprocess.Popen[bytes]
     env: dict[str, str]
+    model: FixedLatencyModel
 
     def api(self, method: str, user: str, path: str, **kwargs: object) -> object:
         r = httpx.request(method, self.url + "/palace/api" + _user(user) + path, timeout=60, **kwargs)  # type: ignore[arg-type]
@@ -65,11 +69,18 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def model() -> Iterator[FixedLatencyModel]:
+    with FixedLatencyModel(0, word_ms=120, break_marker=BREAK) as m:
+        yield m
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, model: FixedLatencyModel) -> Iterator[Served]:
     data_dir = tmp_path_factory.mktemp("served")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
-    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0"}
+    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
+            "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0"}
     log = data_dir / "serve.log"
     with open(log, "ab") as out:
         proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
@@ -84,7 +95,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     assert json.loads((data_dir / "server.json").read_text()) == {
         "url": url, "pid": proc.pid, "started_at": pytest.approx(time.time(), abs=200)}
     try:
-        yield Served(data_dir, url, proc, env)
+        yield Served(data_dir, url, proc, env, model)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -184,6 +195,68 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
     async with Client(params) as stdio:
         listed = json.loads((await stdio.call_tool("list_memories", {})).content[0].text)
         assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
+
+
+def _read_as_it_comes(proc: subprocess.Popen[bytes]) -> list[tuple[float, bytes]]:
+    """Every read of the process's stdout with the moment it arrived (perf_counter), until it closes."""
+    assert proc.stdout is not None
+    reads = []
+    while chunk := os.read(proc.stdout.fileno(), 4096):
+        reads.append((time.perf_counter(), chunk))
+    return reads
+
+
+def test_chat_through_the_server_streams_the_answer_as_it_is_generated(served: Served) -> None:
+    sent = len(served.model.words_sent)
+    proc = subprocess.Popen([_palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session", "s1"],
+                            env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reads = _read_as_it_comes(proc)
+    assert proc.wait(120) == 0, proc.stderr.read().decode() if proc.stderr else ""
+    words = served.model.words_sent[sent:]
+    assert "".join(w for _, w in words) == ANSWER  # one streamed model call: the answer (internal calls do not stream)
+    printed = b"".join(chunk for _, chunk in reads).decode()
+    assert printed == ANSWER + "\n"
+    # incremental: the CLI had printed part of the answer before the model had generated its last word, and the
+    # rest came in later reads
+    first = next(t for t, chunk in reads if chunk.strip())
+    assert first < words[-1][0] and len([c for _, c in reads if c.strip()]) >= 2
+
+    # the SSE stream itself: only the respond node's tokens, which add up to the final answer
+    events: list[tuple[str, object]] = []
+    with httpx.stream("POST", served.url + "/palace/api" + _user(DAVE) + "/chat/stream", timeout=120,
+                      json={"message": "Where is my bike?", "session": "s2"}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        from graph.client import sse_events
+
+        events = list(sse_events(r.iter_lines()))
+    kinds = [k for k, _ in events]
+    assert kinds[-2:] == ["answered", "result"] and set(kinds[:-2]) == {"token"}, kinds
+    tokens = "".join(d["text"] for k, d in events if k == "token")  # type: ignore[index]
+    result = events[-1][1]
+    assert tokens == result["answer"] == ANSWER  # type: ignore[index]
+    assert result["user_id"] == DAVE and result["verdicts"] is not None  # type: ignore[index]
+
+    as_json = json.loads(served.cli("chat", "My bike is red.", "--user", DAVE, "--session", "s3", "--json").stdout)
+    assert as_json["answer"] == ANSWER and as_json["session_id"] == "s3"
+    texts = {m["text"] for m in served.api("GET", DAVE, "/memories")}  # type: ignore[union-attr]
+    assert any("garage" in t for t in texts) and any("red" in t for t in texts), texts  # the turns were remembered
+    assert all("bike" not in m["text"] for m in served.api("GET", ALICE, "/memories"))  # type: ignore[union-attr]
+
+
+def test_chat_errors_through_the_server_are_one_line_with_the_exit_code(served: Served) -> None:
+    broken = served.cli("chat", f"Tell me something, {BREAK}", "--user", DAVE, "--session", "broken", check=False)
+    assert broken.returncode == 3, broken.stderr
+    assert broken.stdout == "Noted. You \n"  # the two words it got, then the line ends
+    assert broken.stderr.count("\n") == 1 and broken.stderr.startswith("palace: error: chat model 'fixed'"), \
+        broken.stderr
+    nothing = served.cli("chat", "--resume", "yes", "--user", DAVE, "--session", "calm", check=False)
+    assert (nothing.returncode, nothing.stdout) == (2, "") and "nothing to confirm" in nothing.stderr
+    assert nothing.stderr.count("\n") == 1
+    api = served.url + "/palace/api" + _user(DAVE) + "/chat/stream"
+    assert httpx.post(api, json={"message": 5}).status_code == 422
+    empty = httpx.post(api, json={"message": "  "})
+    assert empty.status_code == 400 and empty.headers["content-type"] == "application/json"
+    assert httpx.post(served.url + "/palace/api/users/a%20b/chat/stream", json={"message": "hi"}).status_code == 400
 
 
 def _dispute(served: Served, user: str, text: str) -> str:
