@@ -3,10 +3,10 @@
 Every ``/v1/chat/completions`` request waits ``latency_ms`` before its first byte (as a model's time to first
 token would), then answers: streamed as server-sent events when asked (one word per event, ``word_ms`` apart, as a
 model generating them would), or as one JSON body. A streamed answer whose prompt contains ``break_marker`` stops
-after two words without finishing (a model server dying mid-answer). Each streamed word's send time is logged. Structured
-requests (``response_format`` json_schema) get a valid object of the schema the product asks for: the message's
-sentences as memories (Extraction), "add" for every candidate (VerifierVerdicts), nothing (Summary). Every call
-is logged with its start and end, so a benchmark can tell how much model time a turn waited for.
+after two words without finishing (a model server dying mid-answer). Each streamed word's send time is logged.
+Structured requests (``response_format`` json_schema) get a valid object of the schema the product asks for: the
+message's sentences as memories (Extraction), "add" for every candidate (VerifierVerdicts), nothing (Summary).
+Every call is logged with its start and end, so a benchmark can tell how much model time a turn waited for.
 """
 
 from __future__ import annotations
