@@ -259,10 +259,12 @@ def test_chat_errors_through_the_server_are_one_line_with_the_exit_code(served: 
     assert httpx.post(served.url + "/palace/api/users/a%20b/chat/stream", json={"message": "hi"}).status_code == 400
 
 
-def _dispute(served: Served, user: str, text: str) -> str:
-    """Import, through the API, a disputed memory contradicting the user's newest one (as fact-check stores it)."""
+def _dispute(served: Served, user: str, text: str, against: str | None = None) -> str:
+    """Import, through the API, a disputed memory contradicting the user's memory ``against`` (default: the last
+    one exported), as fact-check stores it."""
     api = served.url + "/palace/api" + _user(user)
-    first = json.loads(httpx.get(api + "/memories/export").text.splitlines()[-1])
+    exported = [json.loads(line) for line in httpx.get(api + "/memories/export").text.splitlines()]
+    first = next(m for m in exported if m["id"] == against) if against else exported[-1]
     disputed = {**first, "id": str(uuid.uuid4()), "text": text, "detail": text, "status": "disputed",
                 "conflicts_with": first["id"], "timestamp": first["timestamp"] + 1000}
     report = httpx.post(api + "/memories/import", content=json.dumps(disputed).encode()).json()
@@ -293,6 +295,8 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
 
     new_id = _dispute(served, ALICE, "I live in Shanghai")
     served.api("POST", ALICE, "/memories", json={"text": "My passport ends in 42"})
+    oolong = served.api("POST", ALICE, "/memories", json={"text": "I like oolong tea"})["id"]  # type: ignore[index]
+    jasmine = _dispute(served, ALICE, "I like jasmine tea", against=oolong)
     pg = EmbeddedPostgres(served.data_dir).ensure()
     with open_pool(pg, min_size=1, max_size=1, timeout_s=5) as pool:
         task = TaskStore(pool).create(ALICE, "web", "Renew the passport", ["book", "photo", "submit"])
@@ -321,6 +325,14 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         item.find_element(By.CSS_SELECTOR, "button.accept").click()
         wait.until(lambda d: "accepted" in d.find_element(By.ID, "status").text)
         driver.save_screenshot(str(ARTIFACTS / "inspector.png"))  # type: ignore[attr-defined]
+        tea = f'#disputed li[data-id="{jasmine}"]'  # the list was drawn again after the accept
+        assert "I like oolong tea" in driver.find_element(By.CSS_SELECTOR, tea).text  # type: ignore[attr-defined]
+        driver.find_element(By.CSS_SELECTOR, tea + " button.both").click()  # type: ignore[attr-defined]
+        wait.until(lambda d: "kept both" in d.find_element(By.ID, "status").text)
+        assert not driver.find_elements(By.CSS_SELECTOR, tea)  # type: ignore[attr-defined]
+        active = {m["id"]: m["text"] for m in served.api("GET", ALICE, "/memories")}  # type: ignore[union-attr]
+        assert active[oolong] == "I like oolong tea" and active[jasmine] == "I like jasmine tea"
+        assert jasmine not in {d["id"] for d in served.api("GET", ALICE, "/review")}  # type: ignore[union-attr]
         box.clear()  # every memory again, then the accepted one's history
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
         row = f'#memories tr[data-id="{new_id}"]'
