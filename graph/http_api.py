@@ -11,7 +11,8 @@ thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not t
 API and MCP need ``Authorization: Bearer <token>`` (401 otherwise); ``/palace/api/health`` stays open.
 
 On start the app opens the stores (so the server is their single owner while it runs, and a store held by another
-process stops the start with its message).
+process stops the start with its message): the process's one set (``graph.deps.process_deps``), which the graph and
+the store use too.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graph import door
-from graph.deps import Deps
+from graph.deps import Deps, process_deps
 from graph.mcp_server import build_mcp, user_from_query
 from memory.errors import (
     ConfigurationError,
@@ -273,12 +274,14 @@ def create_app(deps: Deps) -> Starlette:
             yield
 
     mcp_app: ASGIApp = GuardedMCP()
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Mount("/palace/api", routes=routes),
         Route("/palace/mcp", mcp_app, methods=["GET", "POST", "DELETE"]),
         Route("/palace/ui", lambda request: RedirectResponse("/palace/ui/")),
         Mount("/palace/ui", StaticFiles(directory=WEB, html=True)),
     ], lifespan=lifespan)
+    app.state.deps = deps  # the stores it serves (one per process in the server: graph.deps.process_deps)
+    return app
 
 
 def _sse(event: str, data: Any) -> bytes:
@@ -348,4 +351,4 @@ def _open_stores(deps: Deps) -> None:
     log.info("palace: stores open (%s)", json.dumps(door.health(deps)))
 
 
-app = create_app(Deps())
+app = create_app(process_deps())  # the graph's and the store's Deps: one set of stores and one embedder
