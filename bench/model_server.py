@@ -63,6 +63,9 @@ class FixedLatencyModel:
         self.break_marker = break_marker
         self.log = CallLog()
         self.words_sent: list[tuple[float, str]] = []  # (perf_counter s, word) of every streamed word
+        # When set, a streamed answer waits for this event after its first word: a test sees what reached the
+        # user while the model is still generating, with no timing involved.
+        self.hold_after_first_word: threading.Event | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -121,6 +124,9 @@ class FixedLatencyModel:
                     self._chunk(f"data: {json.dumps(event)}\n\n".encode())
                     if n < len(words):
                         server.words_sent.append((time.perf_counter(), words[n]))
+                    hold = server.hold_after_first_word
+                    if n == 0 and hold is not None:
+                        hold.wait(60)
                 self._chunk(b"data: [DONE]\n\n")
                 self._chunk(b"")
 

@@ -3,7 +3,8 @@ every door from other processes on the same memories: the CLI (a thin client of 
 official MCP client, langgraph_sdk's store API and a real browser (Debian's chromium driven by selenium). Each
 checks isolation between users. Ids from identity providers (``auth0|...``, ``google-oauth2|...``, e-mail
 addresses) are used throughout. The chat model is bench's fixed-latency OpenAI-compatible server (the model
-boundary): its answer streams one word at a time, so the test sees the CLI print the answer as it is generated."""
+boundary): its answer streams one word at a time and can be held after the first word, so a test sees the CLI
+print the answer as it is generated."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -27,6 +30,7 @@ from langgraph_sdk import get_client
 from mcp import Client
 
 from bench.model_server import ANSWER, FixedLatencyModel
+from graph.client import sse_events
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.postgres import TaskStore, open_pool
 from memory.validation import id_to_label
@@ -70,7 +74,7 @@ class Served:
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[FixedLatencyModel]:
-    with FixedLatencyModel(0, word_ms=120, break_marker=BREAK) as m:
+    with FixedLatencyModel(0, word_ms=20, break_marker=BREAK) as m:
         yield m
 
 
@@ -197,37 +201,39 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
         assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
 
 
-def _read_as_it_comes(proc: subprocess.Popen[bytes]) -> list[tuple[float, bytes]]:
-    """Every read of the process's stdout with the moment it arrived (perf_counter), until it closes."""
-    assert proc.stdout is not None
-    reads = []
-    while chunk := os.read(proc.stdout.fileno(), 4096):
-        reads.append((time.perf_counter(), chunk))
-    return reads
+@contextmanager
+def _model_holds_after_the_first_word(served: Served) -> Iterator[threading.Event]:
+    """While inside, a streamed answer stops after its first word until the event is set."""
+    hold = threading.Event()
+    served.model.hold_after_first_word = hold
+    try:
+        yield hold
+    finally:
+        hold.set()
+        served.model.hold_after_first_word = None
 
 
 def test_chat_through_the_server_streams_the_answer_as_it_is_generated(served: Served) -> None:
     sent = len(served.model.words_sent)
-    proc = subprocess.Popen([_palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session", "s1"],
-                            env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    reads = _read_as_it_comes(proc)
+    with _model_holds_after_the_first_word(served) as hold:
+        proc = subprocess.Popen([_palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session",
+                                 "s1"], env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        # the first word is on the user's screen while the model has not generated the second one yet
+        first = os.read(proc.stdout.fileno(), 4096).decode()
+        assert first == ANSWER.split()[0] + " ", first
+        hold.set()
+        rest = proc.stdout.read().decode()
     assert proc.wait(120) == 0, proc.stderr.read().decode() if proc.stderr else ""
-    words = served.model.words_sent[sent:]
-    assert "".join(w for _, w in words) == ANSWER  # one streamed model call: the answer (internal calls do not stream)
-    printed = b"".join(chunk for _, chunk in reads).decode()
-    assert printed == ANSWER + "\n"
-    # incremental: the CLI had printed part of the answer before the model had generated its last word, and the
-    # rest came in later reads
-    first = next(t for t, chunk in reads if chunk.strip())
-    assert first < words[-1][0] and len([c for _, c in reads if c.strip()]) >= 2
+    assert first + rest == ANSWER + "\n"  # the whole answer, printed once
+    # one streamed model call, the answer: extraction and verification never stream
+    assert "".join(w for _, w in served.model.words_sent[sent:]) == ANSWER
 
     # the SSE stream itself: only the respond node's tokens, which add up to the final answer
     events: list[tuple[str, object]] = []
     with httpx.stream("POST", served.url + "/palace/api" + _user(DAVE) + "/chat/stream", timeout=120,
                       json={"message": "Where is my bike?", "session": "s2"}) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-        from graph.client import sse_events
-
         events = list(sse_events(r.iter_lines()))
     kinds = [k for k, _ in events]
     assert kinds[-2:] == ["answered", "result"] and set(kinds[:-2]) == {"token"}, kinds
@@ -241,6 +247,30 @@ def test_chat_through_the_server_streams_the_answer_as_it_is_generated(served: S
     texts = {m["text"] for m in served.api("GET", DAVE, "/memories")}  # type: ignore[union-attr]
     assert any("garage" in t for t in texts) and any("red" in t for t in texts), texts  # the turns were remembered
     assert all("bike" not in m["text"] for m in served.api("GET", ALICE, "/memories"))  # type: ignore[union-attr]
+
+
+def test_chat_through_the_server_under_ctrl_c_and_a_closed_pipe(served: Served) -> None:
+    """Ctrl-C while the answer streams: the one line and 130, and the server still finishes the turn (what the user
+    said is remembered). A reader gone before the answer: 141, quietly."""
+    with _model_holds_after_the_first_word(served):
+        proc = subprocess.Popen([_palace(), "chat", "My locker code is 5521.", "--user", DAVE, "--session", "s4"],
+                                env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        assert os.read(proc.stdout.fileno(), 4096)  # the answer has begun, and is held there
+        proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().splitlines() == ["palace: interrupted"], err
+    deadline = time.monotonic() + 60
+    while not any("locker" in m["text"] for m in served.api("GET", DAVE, "/memories")):  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the interrupted turn was not finished by the server"
+        time.sleep(0.3)
+
+    piped = subprocess.Popen([_palace(), "chat", "My gym is on Elm Street.", "--user", DAVE, "--session", "s5"],
+                             env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert piped.stdout is not None and piped.stderr is not None
+    piped.stdout.close()  # `palace chat ... | head -0`
+    err = piped.stderr.read()
+    assert piped.wait(60) == 141 and err == b"", err
 
 
 def test_chat_errors_through_the_server_are_one_line_with_the_exit_code(served: Served) -> None:
