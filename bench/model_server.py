@@ -1,10 +1,12 @@
 """A small OpenAI-compatible chat server on a real socket with a known, fixed latency per call, for benchmarks.
 
 Every ``/v1/chat/completions`` request waits ``latency_ms`` before its first byte (as a model's time to first
-token would), then answers at once: streamed as server-sent events when asked, or as one JSON body. Structured
-requests (``response_format`` json_schema) get a valid object of the schema the product asks for: the message's
-sentences as memories (Extraction), "add" for every candidate (VerifierVerdicts), nothing (Summary). Every call
-is logged with its start and end, so a benchmark can tell how much model time a turn waited for.
+token would), then answers: streamed as server-sent events when asked (one word per event, ``word_ms`` apart, as a
+model generating them would), or as one JSON body. A streamed answer whose prompt contains ``break_marker`` stops
+after two words without finishing (a model server dying mid-answer). Each streamed word's send time is logged.
+Structured requests (``response_format`` json_schema) get a valid object of the schema the product asks for: the
+message's sentences as memories (Extraction), "add" for every candidate (VerifierVerdicts), nothing (Summary).
+Every call is logged with its start and end, so a benchmark can tell how much model time a turn waited for.
 """
 
 from __future__ import annotations
@@ -55,9 +57,15 @@ def structured(schema_name: str, prompt: str) -> dict[str, Any]:
 class FixedLatencyModel:
     """``with FixedLatencyModel(120) as m: ChatOpenAI(base_url=m.url, ...)``."""
 
-    def __init__(self, latency_ms: float) -> None:
+    def __init__(self, latency_ms: float, *, word_ms: float = 0, break_marker: str | None = None) -> None:
         self.latency_s = latency_ms / 1000
+        self.word_s = word_ms / 1000
+        self.break_marker = break_marker
         self.log = CallLog()
+        self.words_sent: list[tuple[float, str]] = []  # (perf_counter s, word) of every streamed word
+        # When set, a streamed answer waits for this event after its first word: a test sees what reached the
+        # user while the model is still generating, with no timing involved.
+        self.hold_after_first_word: threading.Event | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,7 +85,8 @@ class FixedLatencyModel:
                 usage = {"prompt_tokens": max(1, len(prompt) // 4), "completion_tokens": max(1, len(text) // 4),
                          "total_tokens": 0}
                 if body.get("stream"):
-                    self._stream(body, text, usage)
+                    broken = server.break_marker is not None and server.break_marker in prompt
+                    self._stream(body, text, usage, broken=broken)
                 else:
                     self._send(200, {"id": "cmpl", "object": "chat.completion", "created": int(time.time()),
                                      "model": body.get("model", "fixed"), "usage": usage,
@@ -93,7 +102,7 @@ class FixedLatencyModel:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, body: dict[str, Any], text: str, usage: dict[str, int]) -> None:
+            def _stream(self, body: dict[str, Any], text: str, usage: dict[str, int], *, broken: bool) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
@@ -105,8 +114,19 @@ class FixedLatencyModel:
                                                 "finish_reason": None}]} for w in words]
                 events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
                 events.append({**base, "choices": [], "usage": usage})
-                for event in events:
+                for n, event in enumerate(events):
+                    if n and n < len(words):
+                        time.sleep(server.word_s)
+                    if broken and n == 2:
+                        self.close_connection = True  # dies mid-answer: no last chunk, no [DONE]
+                        self.wfile.flush()
+                        return
                     self._chunk(f"data: {json.dumps(event)}\n\n".encode())
+                    if n < len(words):
+                        server.words_sent.append((time.perf_counter(), words[n]))
+                    hold = server.hold_after_first_word
+                    if n == 0 and hold is not None:
+                        hold.wait(60)
                 self._chunk(b"data: [DONE]\n\n")
                 self._chunk(b"")
 

