@@ -176,6 +176,13 @@ def same_subject(candidate: str, existing: str, cosine: float, config: GateConfi
     return False, f"they share too few words to be about the same thing ({overlap:.0%})"
 
 
+def could_change(candidate: str, existing: str, cosine: float, config: GateConfig) -> bool:
+    """Could any verdict act on ``existing`` (merge into it, update or dispute it)? If not, a verifier's answer
+    about the pair cannot change memory: the gates would make it add."""
+    return same_statement(candidate, existing, cosine, config)[0] or same_subject(candidate, existing, cosine,
+                                                                                  config)[0]
+
+
 _ARGUES = {
     "add": re.compile(r"\b(new (information|fact)|unrelated|not related|different (topic|thing|subject|fact|"
                       r"information)|no (relation|overlap)|not the same|does not (contradict|conflict|match|"

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Literal
 
-from langchain_core.messages import HumanMessage
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -24,9 +28,9 @@ import prompts
 from graph.context import Context
 from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
-from graph.state import Candidate, State, Usage, Verdict
+from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, gate, states_change
+from memory.gates import GateConfig, could_change, gate, states_change
 from memory.junk import (
     about_the_user,
     grounded,
@@ -172,6 +176,66 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
     return out
 
 
+Extracted = tuple[Extraction | None, AIMessage | None, bool]  # (parsed, raw reply, the call failed)
+
+
+def _extraction_request(deps: Deps, ctx: Context, turn: Turn) -> tuple[BaseChatModel, list[BaseMessage]]:
+    when = clock(turn).strftime("%Y-%m-%d %H:%M %Z")
+    return deps.models.chat(ctx.chat_model), [HumanMessage(prompts.render(
+        "extract", {"now": when, "message": turn["message"]}, override=ctx.prompts.get("extract")))]
+
+
+def _extract(extractor: BaseChatModel, request: list[BaseMessage]) -> Extracted:
+    try:
+        extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
+        return extraction, raw, False
+    except ModelError as exc:  # the model failed: the user's statements are kept, unchecked
+        # info, not warning: when the whole model is down the answer fails too and says so in one line
+        log.info("memory extraction failed (%s); keeping the message's statements", exc)
+        return None, None, True
+
+
+class ExtractionPrefetch:
+    """The extraction call of a turn, started by ingest (it needs only the message), so it runs beside recall and
+    the answer instead of after recall: fact_check takes the result. A turn whose prefetch is missing (a resumed
+    or replayed turn, another process) extracts inline. Bounded: results nobody took are dropped, oldest first."""
+
+    KEEP = 64
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="palace-extract")
+        self._lock = threading.Lock()
+        self._pending: OrderedDict[str, tuple[BaseChatModel, list[BaseMessage], Future[Extracted]]] = OrderedDict()
+
+    def start(self, deps: Deps, ctx: Context, turn: Turn) -> None:
+        extractor, request = _extraction_request(deps, ctx, turn)
+        future = self._pool.submit(_extract, extractor, request)
+        with self._lock:
+            self._pending[turn["id"]] = (extractor, request, future)
+            while len(self._pending) > self.KEEP:
+                self._pending.popitem(last=False)
+
+    def take(self, turn_id: str) -> tuple[BaseChatModel, list[BaseMessage], Future[Extracted]] | None:
+        with self._lock:
+            return self._pending.pop(turn_id, None)
+
+
+def prefetch_extraction(deps: Deps, ctx: Context, turn: Turn) -> None:
+    """Start the turn's extraction now (ingest calls this); nothing for a message that is junk."""
+    if not junk_reason(turn["message"]):
+        deps.memo("extraction_prefetch", ExtractionPrefetch).start(deps, ctx, turn)
+
+
+def extraction_of(deps: Deps, ctx: Context, turn: Turn) -> tuple[BaseChatModel, list[BaseMessage], Extracted]:
+    """The turn's extraction: the prefetched call's result when ingest started one, else a call now."""
+    started = deps.memo("extraction_prefetch", ExtractionPrefetch).take(turn["id"])
+    if started is not None:
+        extractor, request, future = started
+        return extractor, request, future.result()
+    extractor, request = _extraction_request(deps, ctx, turn)
+    return extractor, request, _extract(extractor, request)
+
+
 def make_fact_check(deps: Deps) -> Any:
     def fact_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         s = deps.settings
@@ -185,16 +249,7 @@ def make_fact_check(deps: Deps) -> Any:
         if junk_reason(message):  # a question, a greeting, thanks: nothing to remember, no model call
             return {"verdicts": [], "usage": usage}
 
-        extractor = deps.models.chat(ctx.chat_model)
-        request = [HumanMessage(prompts.render("extract", {"now": when, "message": message},
-                                               override=overrides.get("extract")))]
-        failed = False
-        try:
-            extraction, raw = invoke_structured(extractor, request, Extraction, what="chat")
-        except ModelError as exc:  # the model failed: the user's statements are kept, unchecked
-            # info, not warning: when the whole model is down the answer fails too and says so in one line
-            log.info("memory extraction failed (%s); keeping the message's statements", exc)
-            extraction, raw, failed = None, None, True
+        extractor, request, (extraction, raw, failed) = extraction_of(deps, ctx, turn)
         p, c = usage_of(raw, request, s.token_encoding)
         usage.append(Usage(node="fact_check.extract", model=describe(extractor)[0], prompt_tokens=p,
                            completion_tokens=c))
@@ -226,18 +281,23 @@ def make_fact_check(deps: Deps) -> Any:
 
         verdicts: dict[int, Verdict] = {}
         ask: list[int] = []
+        shown: dict[int, list[Hit]] = {}  # the neighbours a verdict on each asked candidate may act on
+        gates = deps.gates()
         for n, (cand, hits) in enumerate(zip(cands, near, strict=True)):
             same = next((h for h in hits if normalized(h.memory.text) == normalized(cand["text"])), None)
             if same is not None:  # said before, word for word: a duplicate without asking anyone
                 verdicts[n] = _verdict(cand, ids[n], "duplicate", same, "the same text is already stored")
-            elif not hits:  # nothing to compare with: no verifier call, no tokens spent
-                verdicts[n] = _verdict(cand, ids[n], "add", None, "nothing similar is stored")
+            elif not (judgeable := [h for h in hits if could_change(cand["text"], h.memory.text, h.cosine, gates)]):
+                # nothing stored that a verdict could merge, update or dispute (the gates would turn any verdict
+                # into add): no verifier call, no tokens spent, no model time on the turn's path
+                verdicts[n] = _verdict(cand, ids[n], "add", None, "nothing stored is about the same thing")
             else:
                 ask.append(n)
+                shown[n] = judgeable
         if ask:
             numbered: list[Hit] = []
             for n in ask:
-                for h in near[n]:
+                for h in shown[n]:
                     if all(h.memory.id != k.memory.id for k in numbered):
                         numbered.append(h)
             existing = "\n".join(f"{k}. {h.memory.text}" for k, h in enumerate(numbered, 1))
@@ -254,10 +314,10 @@ def make_fact_check(deps: Deps) -> Any:
             p, c = usage_of(raw, request, s.token_encoding)
             usage.append(Usage(node="fact_check.verify", model=describe(verifier)[0], prompt_tokens=p,
                                completion_tokens=c))
-            judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [near[n] for n in ask],
-                               numbered, deps.gates())
+            judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [shown[n] for n in ask],
+                               numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
-        changed = stated_changes([verdicts[n] for n in range(len(cands))], near, deps.gates())
+        changed = stated_changes([verdicts[n] for n in range(len(cands))], near, gates)
         return {"verdicts": changed, "usage": usage, "extraction": parsed_as}
 
     return fact_check

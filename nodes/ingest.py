@@ -20,6 +20,7 @@ from memory.errors import InvalidInputError
 from memory.temporal import parse_timestamp, zone
 from memory.validation import check_id, check_text
 from nodes._turn import context_of
+from nodes.fact_check import prefetch_extraction
 
 
 def _session(ctx: Context) -> str:
@@ -49,6 +50,7 @@ def make_ingest(deps: Deps) -> Any:
         pushed = deps.short_term().push(user, session, "user", text, ts_ms=now_ms)
         turn = Turn(id=pushed.entry.id, user_id=user, session_id=session, now_ms=now_ms, timezone=tz_name,
                     message=text)
+        prefetch_extraction(deps, ctx, turn)  # the answer comes first: memory work starts beside recall
         return {"turn": turn, "tool_rounds": 0, "usage": Overwrite([]), "verdicts": [], "extraction": None,
                 "used": [], "confirmations": [],
                 "degraded": {},

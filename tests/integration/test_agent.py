@@ -126,7 +126,7 @@ def test_unparseable_verifier_output_keeps_the_fact_active_and_says_so(redis_ser
     brain = ScriptedBrain()
     for agent in make_agent(redis_server_url, pg_url, tmp_path, e5, brain=_garbage_verdict(brain)):  # type: ignore[arg-type]
         agent.turn("u", "s", "I live in Beijing.")
-        told = agent.turn("u", "s", "I work at a bank in Beijing.")
+        told = agent.turn("u", "s", "I live in Shanghai.")  # the same slot: the verifier is asked
         [verdict] = told.state["verdicts"]
         assert verdict["decision"] == "add"  # a broken verifier never hides what the user said
         assert "could not be parsed" in verdict["reason"]
@@ -135,6 +135,15 @@ def test_unparseable_verifier_output_keeps_the_fact_active_and_says_so(redis_ser
         assert m.status == "active"
         [event] = agent.deps.events().history("u", m.id)
         assert event.event == "created" and "stored unchecked" in event.reason
+
+
+def test_no_verifier_call_when_no_verdict_could_change_anything(agent: Agent) -> None:
+    agent.turn("u", "s", "I live in Beijing.")
+    told = agent.turn("u", "s", "I play the violin.")  # nothing stored is about the same thing
+    [verdict] = told.state["verdicts"]
+    assert verdict["decision"] == "add" and "about the same thing" in verdict["reason"]
+    assert [u["node"] for u in told.state["usage"] if u["node"].startswith("fact_check")] == ["fact_check.extract"]
+    assert not agent.calls("VerifierVerdicts")
 
 
 def test_verifier_naming_a_memory_it_was_not_shown_changes_nothing(redis_server_url: str, pg_url: str,
