@@ -13,7 +13,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
@@ -97,7 +97,7 @@ def _openai_models(settings: Settings) -> ModelProvider:
 make_models: Callable[[Settings], ModelProvider] = _openai_models
 
 
-def _iso(ms: int | None, tz: ZoneInfo) -> str:
+def _iso(ms: int | None, tz: tzinfo) -> str:
     return "" if ms is None else datetime.fromtimestamp(ms / 1000, tz).strftime("%Y-%m-%d %H:%M")
 
 
@@ -142,22 +142,28 @@ def confirmation_lines(confirmations: list[dict[str, object]]) -> list[str]:
     return out
 
 
-def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> None:
-    state = result.state
+TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded")
+
+
+def turn_json(result: TurnResult) -> dict[str, Any]:
+    """A turn as ``palace chat --json`` prints it (and the server's chat API returns it)."""
+    out: dict[str, Any] = {"answer": result.answer, "user_id": result.user_id, "session_id": result.session_id,
+                           "interrupts": result.interrupts}
+    out.update({k: result.state.get(k) for k in TURN_KEYS})
+    return out
+
+
+def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> None:
+    """A turn for the user, from its JSON shape (:func:`turn_json`): the same output whether the turn ran here or
+    in a running server."""
     if args.json:
-        keys = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded")
-        out: dict[str, object] = {"answer": result.answer, "user_id": result.user_id,
-                                  "session_id": result.session_id, "interrupts": result.interrupts}
-        out.update({k: state.get(k) for k in keys})
-        if args.resume is not None:
-            out["answer"] = ""
-        print(dumps(out))
+        print(dumps({**state, "answer": ""} if args.resume is not None else state))
         return
     if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
         for line in confirmation_lines(state.get("confirmations") or []):
             print(line)
     elif not getattr(args, "answer_printed", False):  # streamed already, as it was generated
-        print(result.answer)
+        print(state["answer"])
     if args.explain and args.resume is None:
         window = state.get("time_window")
         head = f"recalled memories (about {window['phrase']}: {window['start']} to {window['end']}, no decay " \
@@ -175,11 +181,11 @@ def _print_turn(result: TurnResult, args: argparse.Namespace, tz: ZoneInfo) -> N
         print("\nmemory changes:" if changes else "\nmemory changes: none")
         for line in changes:
             print(f"  {line}")
-    for i in result.interrupts:
+    for i in state.get("interrupts") or []:
         print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
         answers = "|".join(i.get("answers") or ["yes", "no", "both"])
-        print(f"  answer with: palace chat --user {result.user_id} --session {result.session_id} --resume {answers}",
-              file=sys.stderr)
+        print(f"  answer with: palace chat --user {state['user_id']} --session {state['session_id']} --resume "
+              f"{answers}", file=sys.stderr)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -210,7 +216,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         spinner.stop()
     if printer is not None and printer.started:
         args.answer_printed = True
-    _print_turn(result, args, ZoneInfo(settings.timezone))
+    print_turn(turn_json(result), args, ZoneInfo(settings.timezone))
     return 0
 
 

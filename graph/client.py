@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -246,18 +246,10 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
                 if printer is not None and printer.started and not answered:
                     print(flush=True)  # end the partial answer's line: the error's one line follows on stderr
                 raise
-        if as_json:
-            _print(out)
-        else:
-            if printer is None or not printer.started:
-                print(out["answer"])
-            if args.explain:
-                print("\nrecalled memories:")
-                for n, r in enumerate(out.get("recalled") or [], 1):
-                    print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} x decay "
-                          f"{r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}  {r['text']}")
-            for i in out.get("interrupts") or []:
-                print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
+        from graph.cli import print_turn
+
+        args.answer_printed = printer is not None and printer.started
+        print_turn(out, args, datetime.now().astimezone().tzinfo or UTC)  # the same output as a turn run here
         return 0
     if cmd == "usage":
         if args.user is None:

@@ -90,9 +90,6 @@ def forget_all(deps: Deps, user_id: str) -> JSON:
     return {"user_id": user_id, **vars(forget_user(deps, user_id))}
 
 
-TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded")
-
-
 def chat(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: str | None = None,
          important: bool = False, resume: str | None = None, on_token: Callable[[str], None] | None = None,
          on_answer: Callable[[], None] | None = None) -> JSON:
@@ -103,10 +100,9 @@ def chat(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: 
         raise InvalidInputError("a message is required (or resume yes|no to answer a pending confirmation)")
     result = run_turn(deps, user_id, session_id, message, at=at, important=important, resume=resume,
                       on_token=on_token, on_answer=on_answer)
-    out: JSON = {"answer": result.answer, "user_id": result.user_id, "session_id": result.session_id,
-                 "interrupts": result.interrupts}
-    out.update({k: result.state.get(k) for k in TURN_KEYS})
-    loaded: JSON = json.loads(json.dumps(out, ensure_ascii=False, default=str))
+    from graph.cli import turn_json
+
+    loaded: JSON = json.loads(json.dumps(turn_json(result), ensure_ascii=False, default=str))
     return loaded
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -320,6 +321,7 @@ def _browser() -> object:
 
 
 def test_web_inspector_in_a_real_browser(served: Served) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -332,7 +334,9 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         task = TaskStore(pool).create(ALICE, "web", "Renew the passport", ["book", "photo", "submit"])
         TaskStore(pool).advance(ALICE, task.id, note="booked")
     driver = _browser()
-    wait = WebDriverWait(driver, 20)  # type: ignore[arg-type]
+    # the page redraws its tables after every action: an element found just before a redraw goes stale, and the
+    # waits look again instead of failing
+    wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))  # type: ignore[arg-type]
     try:
         driver.get(served.url + "/palace/ui/?user=" + "auth0%7Ca1")  # type: ignore[attr-defined]
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")
@@ -343,20 +347,23 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         box = driver.find_element(By.ID, "query")  # type: ignore[attr-defined]
         box.send_keys("passport number")
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#memories .bars"))
-        ranked = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
-        passport = next(r for r in ranked
-                        if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
-        assert passport.find_elements(By.CSS_SELECTOR, ".bars i.relevance") and "decay" in passport.text
-        item = driver.find_element(By.CSS_SELECTOR, f'#disputed li[data-id="{new_id}"]')  # type: ignore[attr-defined]
-        assert "contradicts" in item.text and "I live in Hangzhou" in item.text
+
+        def ranked_passport(d: Any) -> bool:  # the search's table, drawn with each score's parts
+            rows = d.find_elements(By.CSS_SELECTOR, "#memories tbody tr")
+            return any(r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42"
+                       and r.find_elements(By.CSS_SELECTOR, ".bars i.relevance") and "decay" in r.text for r in rows)
+
+        wait.until(ranked_passport)
+        disputed = f'#disputed li[data-id="{new_id}"]'
+        wait.until(lambda d: "contradicts" in (t := d.find_element(By.CSS_SELECTOR, disputed).text)
+                   and "I live in Hangzhou" in t)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(ARTIFACTS / "inspector-before-accept.png"))  # type: ignore[attr-defined]
-        item.find_element(By.CSS_SELECTOR, "button.accept").click()
+        driver.find_element(By.CSS_SELECTOR, disputed + " button.accept").click()  # type: ignore[attr-defined]
         wait.until(lambda d: "accepted" in d.find_element(By.ID, "status").text)
         driver.save_screenshot(str(ARTIFACTS / "inspector.png"))  # type: ignore[attr-defined]
         tea = f'#disputed li[data-id="{jasmine}"]'  # the list was drawn again after the accept
-        assert "I like oolong tea" in driver.find_element(By.CSS_SELECTOR, tea).text  # type: ignore[attr-defined]
+        wait.until(lambda d: "I like oolong tea" in d.find_element(By.CSS_SELECTOR, tea).text)
         driver.find_element(By.CSS_SELECTOR, tea + " button.both").click()  # type: ignore[attr-defined]
         wait.until(lambda d: "kept both" in d.find_element(By.ID, "status").text)
         assert not driver.find_elements(By.CSS_SELECTOR, tea)  # type: ignore[attr-defined]
