@@ -3,6 +3,12 @@ how the setting is checked against the server, and a master failover while turns
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +16,11 @@ import pytest
 from redis.cluster import RedisCluster
 
 from bench.failover import run as failover_run
-from bench.local_services import LocalRedisCluster
+from bench.local_services import LocalRedisCluster, RedisNode
 from graph.api import thread_id
 from graph.resources import connect_redis
 from memory.errors import InvalidInputError
-from memory.redis_cluster import open_redis
+from memory.redis_cluster import command, open_redis
 from memory.short_term import ShortTermMemory, STMConfig
 from tests.conftest import EXTERNAL_PG, EXTERNAL_REDIS, _require_external, delete_prefix
 from tests.integration.agent_harness import make_agent
@@ -134,3 +140,73 @@ async def test_async_checkpointer_waits_for_a_replica(redis_cluster: LocalRedisC
         finally:
             client.close()
     assert holders, f"no replica of {master.name} holds {key}"
+
+
+def _master_of(cluster: LocalRedisCluster, key: str, but: RedisNode | None = None) -> RedisNode | None:
+    """The node the cluster names as master of ``key``'s slot, asked of every node but ``but`` (it may be
+    stalled)."""
+    for node in cluster.nodes:
+        if node is but or not node.alive():
+            continue
+        client = node.client(timeout_s=0.5)
+        try:
+            slot = int(command(client, "CLUSTER", "KEYSLOT", key))
+            for start, end, master, *_ in command(client, "CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    return next(n for n in cluster.nodes if n.port == int(master[1]))
+        except Exception:  # this peer is busy or stalled too: ask the next one
+            continue
+        finally:
+            client.close()
+    return None
+
+
+def _until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, f"{what} after {timeout_s} s"
+        time.sleep(0.05)
+
+
+def test_a_push_waiting_on_a_master_that_loses_its_slot_is_made_again_on_the_new_master(
+        redis_cluster: LocalRedisCluster, cluster_client: Any) -> None:
+    """What a loaded machine does to a cluster with a short cluster-node-timeout: a master stalls (SIGSTOP here)
+    long enough for its replica to take over, then wakes up and runs the push it had queued, whose WAIT Redis ends
+    with "UNBLOCKED ... master -> replica". The old master drops that write when it resyncs as a replica, so the push
+    is made again on the new master: it returns, and the entry is there once. (Before, the push failed with that
+    error, and a claim or ack made on the stalled master could be lost with it.)"""
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    stm = ShortTermMemory(cluster_client, STMConfig(prefix=prefix, wait_replicas=1, wait_timeout_ms=1000))
+    stm.push("u", "s", "user", "before the stall")
+    key = stm.keys("u", "s")[0]
+    old = _master_of(redis_cluster, key)
+    assert old is not None and old.proc is not None
+    outcome: dict[str, Any] = {}
+
+    def push() -> None:
+        try:
+            outcome["result"] = stm.push("u", "s", "user", "during the stall")
+        except Exception as exc:  # reported below, with the test's assertion
+            outcome["error"] = exc
+
+    os.kill(old.proc.pid, signal.SIGSTOP)
+    try:
+        pusher = threading.Thread(target=push)
+        pusher.start()
+        _until(lambda: _master_of(redis_cluster, key, but=old) not in (None, old), 30, "no replica took over")
+    finally:
+        os.kill(old.proc.pid, signal.SIGCONT)
+    pusher.join(timeout=30)
+    assert not pusher.is_alive() and "error" not in outcome, outcome
+    assert [e.content for e in stm.window("u", "s").entries] == ["before the stall", "during the stall"]
+    # give the old master its slots back (a manual failover once it has caught up): the session's cluster keeps its
+    # topology for the other tests
+    redis_cluster.wait_healthy(30)
+    client = old.client()
+    try:
+        command(client, "CLUSTER", "FAILOVER")
+    finally:
+        client.close()
+    _until(lambda: old in redis_cluster.masters_now(), 30, "the old master did not take its slots back")
+    redis_cluster.wait_healthy(30)
+    delete_prefix(cluster_client, prefix)
