@@ -25,11 +25,13 @@ from typing import Any, TypeAlias
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import AbstractStrategy as AsyncAbstractStrategy
 from redis.asyncio.cluster import ClusterPipeline as AsyncClusterPipeline
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.client import Pipeline
-from redis.cluster import ClusterPipeline, RedisCluster
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import AsyncScript, Script
+from redis.event import EventDispatcherInterface
 from redis.exceptions import (
     AskError,
     ClusterDownError,
@@ -83,10 +85,11 @@ class FailoverRedisCluster(RedisCluster):
     failover_wait_s: float = DEFAULT_FAILOVER_WAIT_S
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        execute: Callable[..., Any] = super().execute_command  # unannotated in redis-py: typed here
         backoff = _Backoff(self.failover_wait_s)
         while True:
             try:
-                return super().execute_command(*args, **kwargs)  # type: ignore[no-untyped-call]
+                return execute(*args, **kwargs)
             except FAILOVER_ERRORS as exc:
                 time.sleep(backoff.next_delay(exc))
 
@@ -111,6 +114,7 @@ class FailoverClusterPipeline(ClusterPipeline):
 
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         queued = [(c.args, c.options) for c in self._execution_strategy.command_queue]
+        requeue: Callable[..., Any] = self.execute_command  # unannotated in redis-py: typed here
         backoff = _Backoff(self.failover_wait_s)
         while True:
             try:
@@ -119,7 +123,7 @@ class FailoverClusterPipeline(ClusterPipeline):
                 time.sleep(backoff.next_delay(exc))
                 self.nodes_manager.initialize()
                 for args, options in queued:
-                    self.execute_command(*args, **options)  # type: ignore[no-untyped-call]
+                    requeue(*args, **options)
 
 
 class AsyncFailoverRedisCluster(AsyncRedisCluster):
@@ -138,14 +142,22 @@ class AsyncFailoverRedisCluster(AsyncRedisCluster):
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> AsyncClusterPipeline:
         if shard_hint:
             raise RedisClusterException("shard_hint is deprecated in cluster mode")
-        return AsyncFailoverClusterPipeline(self, transaction)  # type: ignore[abstract]
+        return AsyncFailoverClusterPipeline(self, transaction)
 
 
 class AsyncFailoverClusterPipeline(AsyncClusterPipeline):
+    def __init__(self, client: AsyncRedisCluster, transaction: bool | None = None) -> None:
+        super().__init__(client, transaction)
+        # redis-py's commands protocol declares this attribute and its async cluster pipeline never sets it, which
+        # leaves the class abstract to a type checker: set it to the client's
+        self._event_dispatcher: EventDispatcherInterface = client._event_dispatcher
+
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         client = self.cluster_client
         wait_s = client.failover_wait_s if isinstance(client, AsyncFailoverRedisCluster) else DEFAULT_FAILOVER_WAIT_S
-        queued = [(c.args, c.kwargs) for c in self._execution_strategy._command_queue]  # type: ignore[attr-defined]
+        strategy = self._execution_strategy  # declared as the abstract ExecutionStrategy, which has no queue
+        assert isinstance(strategy, AsyncAbstractStrategy), type(strategy)
+        queued = [(c.args, c.kwargs) for c in strategy._command_queue]
         backoff = _Backoff(wait_s)
         while True:
             try:
@@ -244,6 +256,16 @@ async def acommand(conn: aioredis.Redis, *args: EncodableT) -> Any:
     return await execute(*args)
 
 
+def master_node(client: RedisCluster, key: str | bytes) -> ClusterNode:
+    """The master of ``key``'s slot in ``client``'s slot map (redis-py leaves ``get_node_from_key`` unannotated, so
+    the call is typed here). Raises ``SlotNotCoveredError`` when no master serves the slot."""
+    lookup: Callable[..., ClusterNode | None] = client.get_node_from_key
+    node = lookup(key, replica=False)
+    if node is None:
+        raise SlotNotCoveredError(f"no master serves the slot of {key!r}")
+    return node
+
+
 def _role(reply: Any) -> bytes:
     """The role in a ``ROLE`` reply: b"master", b"slave" (b"" for anything unexpected)."""
     return bytes(reply[0]) if isinstance(reply, list | tuple) and reply else b""
@@ -266,11 +288,11 @@ def eval_durably(client: RedisCluster, script: Script, keys: Sequence[str], args
     partitioned master whose replica took over): its write is not trusted and is made again on the new master."""
     backoff = _Backoff(_wait_for(client, wait_s))
     while True:
-        node = client.get_node_from_key(keys[0], replica=False)  # type: ignore[no-untyped-call]
+        node = master_node(client, keys[0])
         conn = client.get_redis_connection(node)
         pipe = conn.pipeline(transaction=False)
         pipe.evalsha(script.sha, len(keys), *keys, *args)
-        pipe.execute_command("WAIT", replicas, timeout_ms)  # type: ignore[no-untyped-call]
+        command(pipe, "WAIT", replicas, timeout_ms)
         try:
             reply, acked = pipe.execute()
             if int(acked) < replicas and _role(command(conn, "ROLE")) != b"master":

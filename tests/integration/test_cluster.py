@@ -35,7 +35,7 @@ def cluster_client(redis_cluster: LocalRedisCluster) -> Any:
 
 
 def _slot(client: RedisCluster, key: bytes | str) -> int:
-    return int(client.execute_command("CLUSTER KEYSLOT", key))  # type: ignore[no-untyped-call]
+    return int(command(client, "CLUSTER", "KEYSLOT", key))
 
 
 def test_keys_of_one_session_and_of_one_thread_share_a_slot(redis_cluster: LocalRedisCluster, cluster_client: Any,
@@ -133,8 +133,8 @@ async def test_async_checkpointer_waits_for_a_replica(redis_cluster: LocalRedisC
     for node in replicas:
         client = node.client()
         try:
-            client.execute_command("READONLY")  # type: ignore[no-untyped-call]
-            info = client.execute_command("ROLE")  # type: ignore[no-untyped-call]
+            command(client, "READONLY")
+            info = command(client, "ROLE")
             if f"{info[1].decode()}:{info[2]}" == master.name and client.exists(key):
                 holders.append(node.port)
         finally:
