@@ -243,6 +243,11 @@ def _demoted(exc: ResponseError) -> bool:
     return "UNBLOCKED" in str(exc)
 
 
+def _as_failover(exc: ResponseError) -> Exception:
+    """``exc`` as a failover error (what callers map to "Redis unavailable", exit 3) if the wait ends on it."""
+    return exc if isinstance(exc, FAILOVER_ERRORS) else MasterDownError(str(exc))
+
+
 def command(conn: redis.Redis | RedisCluster | Pipeline, *args: EncodableT) -> Any:
     """``conn.execute_command(*args)``: redis-py leaves ``execute_command`` unannotated (an untyped call under strict
     mypy), so the call goes through a ``Callable`` here and its callers stay checked."""
@@ -307,7 +312,7 @@ def eval_durably(client: RedisCluster, script: Script, keys: Sequence[str], args
         except ResponseError as exc:
             if not isinstance(exc, FAILOVER_ERRORS) and not _demoted(exc):
                 raise
-            time.sleep(backoff.next_delay(exc))
+            time.sleep(backoff.next_delay(_as_failover(exc)))
             client.nodes_manager.initialize()
             continue
         except FAILOVER_ERRORS as exc:
@@ -354,7 +359,7 @@ async def aeval_durably(client: AsyncRedisCluster, script: AsyncScript, keys: Se
         except ResponseError as exc:
             if not isinstance(exc, FAILOVER_ERRORS) and not _demoted(exc):
                 raise
-            await asyncio.sleep(backoff.next_delay(exc))
+            await asyncio.sleep(backoff.next_delay(_as_failover(exc)))
             client._initialize = True
             await client.initialize()
             continue
