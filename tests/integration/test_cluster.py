@@ -3,6 +3,7 @@ how the setting is checked against the server, and a master failover while turns
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -199,14 +200,59 @@ def test_a_push_waiting_on_a_master_that_loses_its_slot_is_made_again_on_the_new
     pusher.join(timeout=30)
     assert not pusher.is_alive() and "error" not in outcome, outcome
     assert [e.content for e in stm.window("u", "s").entries] == ["before the stall", "during the stall"]
-    # give the old master its slots back (a manual failover once it has caught up): the session's cluster keeps its
-    # topology for the other tests
-    redis_cluster.wait_healthy(30)
+    _give_slots_back(redis_cluster, old)
+    delete_prefix(cluster_client, prefix)
+
+
+def _give_slots_back(cluster: LocalRedisCluster, old: RedisNode) -> None:
+    """A manual failover to the stalled node once it has caught up as a replica: the session's cluster keeps its
+    topology for the other tests."""
+    cluster.wait_healthy(30)
     client = old.client()
     try:
         command(client, "CLUSTER", "FAILOVER")
     finally:
         client.close()
-    _until(lambda: old in redis_cluster.masters_now(), 30, "the old master did not take its slots back")
-    redis_cluster.wait_healthy(30)
-    delete_prefix(cluster_client, prefix)
+    _until(lambda: old in cluster.masters_now(), 30, "the old master did not take its slots back")
+    cluster.wait_healthy(30)
+
+
+async def test_a_checkpoint_waiting_on_a_stalled_master_is_written_again_on_the_new_master(
+        redis_cluster: LocalRedisCluster) -> None:
+    """The server's (asyncio) saver, same stall: aput returns once the checkpoint is on the new master."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from memory.checkpoint import AsyncRedisSaver
+
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    async with AsyncRedisSaver.from_conn_string(redis_cluster.url, prefix=f"{prefix}:cp", wait_replicas=1,
+                                               wait_timeout_ms=1000) as saver:
+        config = {"configurable": {"thread_id": "t-stall", "checkpoint_ns": ""}}
+        first = await saver.aput(config, empty_checkpoint(), {"source": "input", "step": -1}, {})  # type: ignore[arg-type]
+        key = saver.checkpoint_prefix("t-stall", "") + "x"  # any key of the thread: they share its slot
+        old = _master_of(redis_cluster, key)
+        assert old is not None and old.proc is not None
+        stalled, replaced = threading.Event(), threading.Event()
+
+        def stall() -> None:
+            os.kill(old.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+            stalled.set()
+            try:
+                _until(lambda: _master_of(redis_cluster, key, but=old) not in (None, old), 30, "no replica took over")
+            finally:
+                os.kill(old.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+                replaced.set()
+
+        staller = threading.Thread(target=stall)
+        staller.start()
+        await asyncio.to_thread(stalled.wait, 10)
+        checkpoint = empty_checkpoint()
+        stored = await saver.aput(first, checkpoint, {"source": "loop", "step": 0}, {})  # type: ignore[arg-type]
+        await asyncio.to_thread(staller.join, 30)
+        assert replaced.is_set()
+        got = await saver.aget_tuple(stored)
+        assert got is not None and got.checkpoint["id"] == checkpoint["id"]
+    _give_slots_back(redis_cluster, old)
+    client = open_redis(redis_cluster.url)
+    delete_prefix(client, prefix)
+    client.close()
