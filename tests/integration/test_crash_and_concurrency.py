@@ -2,8 +2,9 @@
 
 - SIGKILL at random points of turns and archive batches, many times: afterwards every short-term entry is still
   in short-term memory or archived exactly once, and every stored memory is whole.
-- Two processes run 50 turns each on the same session at once: no short-term entry lost, every archive batch
-  archived exactly once, the task's steps advanced exactly once per turn, none skipped or repeated.
+- Two processes run 50 turns each on the same session at once, on the external Redis and on the session's 3-master /
+  3-replica Redis Cluster: no short-term entry lost, every archive batch archived exactly once, the task's steps
+  advanced exactly once per turn, none skipped or repeated.
 """
 
 from __future__ import annotations
