@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from qdrant_client import QdrantClient
 from redis.cluster import RedisCluster
 
@@ -37,6 +38,7 @@ from graph.resources import Resources, database_url
 from graph.settings import get_settings
 from graph.testing import ScriptedBrain, ScriptedModels
 from memory.errors import PalaceError
+from memory.redis_cluster import master_node
 from memory.short_term import ShortTermMemory
 
 WORKERS = 4
@@ -100,7 +102,7 @@ def _sessions_over_masters(client: RedisCluster, prefix: str, stm: ShortTermMemo
     by_master: dict[str, list[tuple[str, str]]] = {}
     for i in range(200):
         pair = (f"user{i}", f"s{i}")
-        node = client.get_node_from_key(stm.keys(*pair)[0])  # type: ignore[no-untyped-call]
+        node = master_node(client, stm.keys(*pair)[0])
         by_master.setdefault(node.name, []).append(pair)
     picked: list[tuple[str, str]] = []
     while len(picked) < WORKERS:
@@ -112,7 +114,7 @@ def _sessions_over_masters(client: RedisCluster, prefix: str, stm: ShortTermMemo
 
 def _master_of(cluster: LocalRedisCluster, client: RedisCluster, key: str) -> RedisNode:
     client.nodes_manager.initialize()
-    name = client.get_node_from_key(key).name  # type: ignore[no-untyped-call]
+    name = master_node(client, key).name
     return next(n for n in cluster.nodes if f"127.0.0.1:{n.port}" == name)
 
 
@@ -225,9 +227,9 @@ def _losses(deps: Deps, done: list[Turn]) -> tuple[int, int]:
         lost_entries += ("user", turn.message) not in have
         lost_entries += ("assistant", turn.answer) not in have
         if turn.checkpoint_id:
-            config = {"configurable": {"thread_id": thread_id(*pair), "checkpoint_ns": "",
-                                       "checkpoint_id": turn.checkpoint_id}}
-            lost_checkpoints += saver.get_tuple(config) is None  # type: ignore[arg-type]
+            config: RunnableConfig = {"configurable": {"thread_id": thread_id(*pair), "checkpoint_ns": "",
+                                                       "checkpoint_id": turn.checkpoint_id}}
+            lost_checkpoints += saver.get_tuple(config) is None
     return lost_entries, lost_checkpoints
 
 

@@ -16,12 +16,15 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
 import redis
 from psycopg.conninfo import conninfo_to_dict
+
+from memory.redis_cluster import command
 
 
 class LocalServiceError(RuntimeError):
@@ -71,6 +74,14 @@ class RedisNode:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def answers(self) -> bool:
+        """Whether the server answers PING (a connection error while it starts is raised)."""
+        client = self.client()
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+
 
 @dataclass
 class LocalRedisCluster:
@@ -95,7 +106,7 @@ class LocalRedisCluster:
         for node in self.nodes:
             self._spawn(server, node)
         for node in self.nodes:
-            _wait(lambda n=node: bool(n.client().ping()), timeout_s, f"redis-server on port {node.port}")
+            _wait(node.answers, timeout_s, f"redis-server on port {node.port}")
         create = subprocess.run(
             [cli, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in self.nodes],
              "--cluster-replicas", str(self.replicas), "--cluster-yes"],
@@ -129,10 +140,10 @@ class LocalRedisCluster:
             for node in live:
                 client = node.client()
                 try:
-                    info = client.execute_command("CLUSTER", "INFO")  # type: ignore[no-untyped-call]
+                    info = command(client, "CLUSTER", "INFO")
                     if b"cluster_state:ok" not in info:
                         return False
-                    role = client.execute_command("ROLE")  # type: ignore[no-untyped-call]
+                    role = command(client, "ROLE")
                     if role[0] == b"master" and len(role[2]) < self.replicas and len(live) == len(self.nodes):
                         return False
                     if role[0] == b"slave" and role[3] != b"connected":
@@ -150,7 +161,7 @@ class LocalRedisCluster:
                 continue
             client = node.client()
             try:
-                if client.execute_command("ROLE")[0] == b"master":  # type: ignore[no-untyped-call]
+                if command(client, "ROLE")[0] == b"master":
                     out.append(node)
             except redis.RedisError:
                 continue
@@ -167,7 +178,7 @@ class LocalRedisCluster:
     def restart(self, node: RedisNode) -> None:
         """Start a killed node again on its port and config: it rejoins as a replica of its promoted replica."""
         self._spawn(_need("redis-server", "redis-server"), node)
-        _wait(lambda: bool(node.client().ping()), 10.0, f"redis-server on port {node.port}")
+        _wait(node.answers, 10.0, f"redis-server on port {node.port}")
 
     def stop(self) -> None:
         for node in self.nodes:
@@ -266,12 +277,12 @@ class LocalPgBouncer:
         self.stop()
 
 
-def _wait(check: object, timeout_s: float, what: str) -> None:
+def _wait(check: Callable[[], bool], timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     last: BaseException | None = None
     while time.monotonic() < deadline:
         try:
-            if check():  # type: ignore[operator]
+            if check():
                 return
         except LocalServiceError:
             raise

@@ -45,8 +45,9 @@ class Settings(BaseSettings):
         "unset: asked of the server (INFO cluster).")
     redis_failover_wait_s: float = Field(default=10.0, gt=0, description="Redis Cluster: how long a command waits "
                                          "for a replica to replace a failed master before it fails.")
-    redis_wait_replicas: int = Field(default=1, ge=0, description="Redis Cluster: short-term pushes and checkpoints "
-                                     "return once this many replicas hold them (WAIT; 0: don't wait).")
+    redis_wait_replicas: int = Field(default=1, ge=0, description="Redis Cluster: short-term pushes, archive "
+                                     "claims and acks, and checkpoints return once this many replicas hold them "
+                                     "(WAIT; 0: don't wait).")
     redis_wait_timeout_ms: int = Field(default=100, ge=1, description="Redis Cluster: the longest WAIT; the write "
                                        "stands either way.")
     api_token: SecretStr | None = Field(default=None, description="Set: the server's /palace/api and /palace/mcp "

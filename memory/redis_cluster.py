@@ -20,26 +20,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import AbstractStrategy as AsyncAbstractStrategy
 from redis.asyncio.cluster import ClusterPipeline as AsyncClusterPipeline
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
-from redis.cluster import ClusterPipeline, RedisCluster
+from redis.client import Pipeline
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import AsyncScript, Script
+from redis.event import EventDispatcherInterface
 from redis.exceptions import (
     AskError,
     ClusterDownError,
     MasterDownError,
     NoScriptError,
     RedisClusterException,
+    ResponseError,
     SlotNotCoveredError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.typing import EncodableT
 
 from memory.errors import InvalidInputError, ServiceUnavailableError, redact_url
 
@@ -61,6 +66,11 @@ class _Backoff:
         self.deadline = time.monotonic() + wait_s
         self.delay = 0.05
 
+    def check(self, exc: Exception) -> None:
+        """Re-raise ``exc`` when the wait is over (for retries that need no sleep, like a redirect)."""
+        if time.monotonic() > self.deadline:
+            raise exc
+
     def next_delay(self, exc: Exception) -> float:
         """Seconds to sleep before the next attempt; re-raises ``exc`` when the wait is over."""
         if time.monotonic() + self.delay > self.deadline:
@@ -75,10 +85,11 @@ class FailoverRedisCluster(RedisCluster):
     failover_wait_s: float = DEFAULT_FAILOVER_WAIT_S
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        execute: Callable[..., Any] = super().execute_command  # unannotated in redis-py: typed here
         backoff = _Backoff(self.failover_wait_s)
         while True:
             try:
-                return super().execute_command(*args, **kwargs)  # type: ignore[no-untyped-call]
+                return execute(*args, **kwargs)
             except FAILOVER_ERRORS as exc:
                 time.sleep(backoff.next_delay(exc))
 
@@ -103,6 +114,7 @@ class FailoverClusterPipeline(ClusterPipeline):
 
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         queued = [(c.args, c.options) for c in self._execution_strategy.command_queue]
+        requeue: Callable[..., Any] = self.execute_command  # unannotated in redis-py: typed here
         backoff = _Backoff(self.failover_wait_s)
         while True:
             try:
@@ -111,7 +123,7 @@ class FailoverClusterPipeline(ClusterPipeline):
                 time.sleep(backoff.next_delay(exc))
                 self.nodes_manager.initialize()
                 for args, options in queued:
-                    self.execute_command(*args, **options)  # type: ignore[no-untyped-call]
+                    requeue(*args, **options)
 
 
 class AsyncFailoverRedisCluster(AsyncRedisCluster):
@@ -130,14 +142,22 @@ class AsyncFailoverRedisCluster(AsyncRedisCluster):
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> AsyncClusterPipeline:
         if shard_hint:
             raise RedisClusterException("shard_hint is deprecated in cluster mode")
-        return AsyncFailoverClusterPipeline(self, transaction)  # type: ignore[abstract]
+        return AsyncFailoverClusterPipeline(self, transaction)
 
 
 class AsyncFailoverClusterPipeline(AsyncClusterPipeline):
+    def __init__(self, client: AsyncRedisCluster, transaction: bool | None = None) -> None:
+        super().__init__(client, transaction)
+        # redis-py's commands protocol declares this attribute and its async cluster pipeline never sets it, which
+        # leaves the class abstract to a type checker: set it to the client's
+        self._event_dispatcher: EventDispatcherInterface = client._event_dispatcher
+
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         client = self.cluster_client
         wait_s = client.failover_wait_s if isinstance(client, AsyncFailoverRedisCluster) else DEFAULT_FAILOVER_WAIT_S
-        queued = [(c.args, c.kwargs) for c in self._execution_strategy._command_queue]  # type: ignore[attr-defined]
+        strategy = self._execution_strategy  # declared as the abstract ExecutionStrategy, which has no queue
+        assert isinstance(strategy, AsyncAbstractStrategy), type(strategy)
+        queued = [(c.args, c.kwargs) for c in strategy._command_queue]
         backoff = _Backoff(wait_s)
         while True:
             try:
@@ -216,23 +236,83 @@ def is_cluster(client: object) -> bool:
     return isinstance(client, RedisCluster | AsyncRedisCluster)
 
 
+def _demoted(exc: ResponseError) -> bool:
+    """Whether ``exc`` is Redis's answer to a ``WAIT`` blocked on a master that became a replica meanwhile (a
+    failover gave its slots to another node): ``UNBLOCKED force unblock from blocking operation, instance state
+    changed (master -> replica?)``. The write before it may be gone with the old master's resync."""
+    return "UNBLOCKED" in str(exc)
+
+
+def _as_failover(exc: ResponseError) -> Exception:
+    """``exc`` as a failover error (what callers map to "Redis unavailable", exit 3) if the wait ends on it."""
+    return exc if isinstance(exc, FAILOVER_ERRORS) else MasterDownError(str(exc))
+
+
+def command(conn: redis.Redis | RedisCluster | Pipeline, *args: EncodableT) -> Any:
+    """``conn.execute_command(*args)``: redis-py leaves ``execute_command`` unannotated (an untyped call under strict
+    mypy), so the call goes through a ``Callable`` here and its callers stay checked."""
+    execute: Callable[..., Any] = conn.execute_command
+    return execute(*args)
+
+
+async def acommand(conn: aioredis.Redis, *args: EncodableT) -> Any:
+    """The asyncio twin of :func:`command` (``redis.asyncio.Redis.execute_command`` is unannotated too)."""
+    execute: Callable[..., Awaitable[Any]] = conn.execute_command
+    return await execute(*args)
+
+
+def master_node(client: RedisCluster, key: str | bytes) -> ClusterNode:
+    """The master of ``key``'s slot in ``client``'s slot map (redis-py leaves ``get_node_from_key`` unannotated, so
+    the call is typed here). Raises ``SlotNotCoveredError`` when no master serves the slot."""
+    lookup: Callable[..., ClusterNode | None] = client.get_node_from_key
+    node = lookup(key, replica=False)
+    if node is None:
+        raise SlotNotCoveredError(f"no master serves the slot of {key!r}")
+    return node
+
+
+def _role(reply: Any) -> bytes:
+    """The role in a ``ROLE`` reply: b"master", b"slave" (b"" for anything unexpected)."""
+    return bytes(reply[0]) if isinstance(reply, list | tuple) and reply else b""
+
+
+def _wait_for(client: RedisCluster | AsyncRedisCluster, wait_s: float | None) -> float:
+    if wait_s is not None:
+        return wait_s
+    if isinstance(client, FailoverRedisCluster | AsyncFailoverRedisCluster):
+        return client.failover_wait_s
+    return DEFAULT_FAILOVER_WAIT_S
+
+
 def eval_durably(client: RedisCluster, script: Script, keys: Sequence[str], args: Sequence[Any], *,
-                 replicas: int, timeout_ms: int, wait_s: float = DEFAULT_FAILOVER_WAIT_S) -> tuple[Any, int]:
+                 replicas: int, timeout_ms: int, wait_s: float | None = None) -> tuple[Any, int]:
     """Run ``script`` on the master of ``keys`` (one slot), then ``WAIT replicas timeout_ms`` on the same connection.
-    Returns (the script's reply, how many replicas acknowledged the write). A failover on the way is waited out and
-    the script run again on the new master, so the script must be idempotent."""
-    backoff = _Backoff(wait_s)
+    Returns (the script's reply, how many replicas acknowledged the write). A failover on the way is waited out (up
+    to ``wait_s``, by default the client's ``failover_wait_s``) and the script run again on the new master, so the
+    script must be idempotent. That includes a master demoted while its ``WAIT`` was blocked (a paused or
+    partitioned master whose replica took over): its write is not trusted and is made again on the new master."""
+    backoff = _Backoff(_wait_for(client, wait_s))
     while True:
-        node = client.get_node_from_key(keys[0], replica=False)  # type: ignore[no-untyped-call]
-        pipe = client.get_redis_connection(node).pipeline(transaction=False)
+        node = master_node(client, keys[0])
+        conn = client.get_redis_connection(node)
+        pipe = conn.pipeline(transaction=False)
         pipe.evalsha(script.sha, len(keys), *keys, *args)
-        pipe.execute_command("WAIT", replicas, timeout_ms)  # type: ignore[no-untyped-call]
+        command(pipe, "WAIT", replicas, timeout_ms)
         try:
             reply, acked = pipe.execute()
+            if int(acked) < replicas and _role(command(conn, "ROLE")) != b"master":
+                raise MasterDownError(f"{node.name} is no longer a master (it WAITed for no replica)")
         except NoScriptError:
-            client.get_redis_connection(node).script_load(script.script)
+            conn.script_load(script.script)
             continue
-        except AskError:  # MOVED (a subclass) or ASK: the slot map changed under us
+        except AskError as exc:  # MOVED (a subclass) or ASK: the slot map changed under us
+            backoff.check(exc)
+            client.nodes_manager.initialize()
+            continue
+        except ResponseError as exc:
+            if not isinstance(exc, FAILOVER_ERRORS) and not _demoted(exc):
+                raise
+            time.sleep(backoff.next_delay(_as_failover(exc)))
             client.nodes_manager.initialize()
             continue
         except FAILOVER_ERRORS as exc:
@@ -248,10 +328,9 @@ _async_nodes: dict[tuple[int, str], aioredis.Redis] = {}
 
 
 async def aeval_durably(client: AsyncRedisCluster, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
-                        *, replicas: int, timeout_ms: int, wait_s: float = DEFAULT_FAILOVER_WAIT_S
-                        ) -> tuple[Any, int]:
+                        *, replicas: int, timeout_ms: int, wait_s: float | None = None) -> tuple[Any, int]:
     """The asyncio twin of :func:`eval_durably` (a plain client per master, cached per cluster client)."""
-    backoff = _Backoff(wait_s)
+    backoff = _Backoff(_wait_for(client, wait_s))
     while True:
         node = client.get_node_from_key(keys[0], replica=False)
         if node is None:
@@ -267,11 +346,21 @@ async def aeval_durably(client: AsyncRedisCluster, script: AsyncScript, keys: Se
         pipe.execute_command("WAIT", replicas, timeout_ms)
         try:
             reply, acked = await pipe.execute()
+            if int(acked) < replicas and _role(await acommand(plain, "ROLE")) != b"master":
+                raise MasterDownError(f"{node.name} is no longer a master (it WAITed for no replica)")
         except NoScriptError:
             await plain.script_load(script.script)
             continue
-        except AskError:
+        except AskError as exc:
+            backoff.check(exc)
             client._initialize = True  # redis-py's own flag: re-read the slot map on the next command
+            await client.initialize()
+            continue
+        except ResponseError as exc:
+            if not isinstance(exc, FAILOVER_ERRORS) and not _demoted(exc):
+                raise
+            await asyncio.sleep(backoff.next_delay(_as_failover(exc)))
+            client._initialize = True
             await client.initialize()
             continue
         except FAILOVER_ERRORS as exc:

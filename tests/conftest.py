@@ -45,22 +45,21 @@ def _require_external(name: str, check: object) -> None:
 
 
 @contextmanager
-def external_stack(kind: str) -> Iterator[tuple[str, str, str]]:
-    """The external Redis and a fresh PostgreSQL database, with a fresh key prefix: (redis url, database url,
-    prefix). Everything is removed afterwards. For tests that start their own processes on real services."""
-    _require_external("Redis", lambda: redis.Redis.from_url(EXTERNAL_REDIS, socket_connect_timeout=2).ping())
+def external_stack(kind: str, redis_url: str = EXTERNAL_REDIS) -> Iterator[tuple[str, str, str]]:
+    """A Redis (the external one unless ``redis_url`` names another, e.g. the session's cluster) and a fresh
+    database on the external PostgreSQL, with a fresh key prefix: (redis url, database url, prefix). Everything is
+    removed afterwards. For tests that start their own processes on real services."""
+    _require_external("Redis", lambda: open_redis(redis_url, timeout_s=2).ping())
     _require_external("PostgreSQL", lambda: psycopg.connect(EXTERNAL_PG, connect_timeout=2).close())
     name = f"{kind}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     prefix = f"t{uuid.uuid4().hex[:10]}"
     try:
-        yield EXTERNAL_REDIS, psycopg.conninfo.make_conninfo(EXTERNAL_PG, dbname=name), prefix
+        yield redis_url, psycopg.conninfo.make_conninfo(EXTERNAL_PG, dbname=name), prefix
     finally:
-        client = redis.Redis.from_url(EXTERNAL_REDIS)
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            client.delete(*keys)
+        client = open_redis(redis_url)
+        delete_prefix(client, prefix)
         client.close()
         with psycopg.connect(EXTERNAL_PG, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from redis.cluster import RedisCluster
+from redis.commands.core import Script
 
 from memory.redis_cluster import RedisClient, eval_durably
 from memory.redis_errors import redis_unavailable
@@ -49,15 +50,18 @@ class ShortTermMemory(ShortTermBase):
         entry = self.new_entry(role, content, ts_ms, meta)
         keys: list[str] = [key, pending, lease]
         args: list[Any] = [entry.to_json(), self.config.ttl_s]
-        wait_s = float(getattr(self.client, "failover_wait_s", 10.0))
+        reply, acked = self._write(self._push, keys, args)
+        return self.push_result(entry, reply, acked)
+
+    def _write(self, script: Script, keys: list[str], args: list[Any]) -> tuple[Any, int | None]:
+        """Run a writing script: on a Redis Cluster with ``wait_replicas``, durably (``WAIT`` on the same connection,
+        see :func:`eval_durably`), so a failover cannot take an acknowledged push, claim or ack with it; returns
+        (the script's reply, replicas that acknowledged it, or None when not asked)."""
         with redis_unavailable(self.client):
             if isinstance(self.client, RedisCluster) and self.config.wait_replicas:
-                reply, acked = eval_durably(self.client, self._push, keys, args, replicas=self.config.wait_replicas,
-                                            timeout_ms=self.config.wait_timeout_ms,
-                                            wait_s=wait_s)
-                return self.push_result(entry, reply, acked)
-            reply = self._push(keys=keys, args=args)
-        return self.push_result(entry, reply)
+                return eval_durably(self.client, script, keys, args, replicas=self.config.wait_replicas,
+                                    timeout_ms=self.config.wait_timeout_ms)
+            return script(keys=keys, args=args), None
 
     def window(self, user_id: str, session_id: str, n: int | None = None) -> Window:
         """The last ``n`` entries (default: the configured window), oldest first, in one round trip."""
@@ -131,21 +135,19 @@ class ShortTermMemory(ShortTermBase):
         ``drain`` claims even below the threshold (sweeping an idle session)."""
         keys = list(self.keys(user_id, session_id))
         token = self.new_token()
-        with redis_unavailable(self.client):
-            reply = self._claim(keys=keys, args=self.claim_args(token, drain=drain))
+        reply, _ = self._write(self._claim, keys, self.claim_args(token, drain=drain))
         return self.claim_result(user_id, session_id, token, reply)
 
     def ack(self, batch: ArchiveBatch) -> bool:
         """Delete a batch whose memories have landed in long-term memory. False if another process owns it now."""
         _key, pending, lease = self.keys(batch.user_id, batch.session_id)
-        with redis_unavailable(self.client):
-            return bool(self._ack(keys=[pending, lease], args=[batch.token, batch.first_raw]))
+        reply, _ = self._write(self._ack, [pending, lease], [batch.token, batch.first_raw])
+        return bool(reply)
 
     def release(self, batch: ArchiveBatch) -> None:
         """Give a batch back after a failed archive step; it stays pending and is offered again."""
         _key, _pending, lease = self.keys(batch.user_id, batch.session_id)
-        with redis_unavailable(self.client):
-            self._release(keys=[lease], args=[batch.token])
+        self._write(self._release, [lease], [batch.token])
 
     def clear(self, user_id: str, session_id: str) -> int:
         """Delete a session's short-term memory, pending batch included. Returns the number of keys removed."""

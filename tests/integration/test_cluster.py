@@ -3,6 +3,13 @@ how the setting is checked against the server, and a master failover while turns
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +17,11 @@ import pytest
 from redis.cluster import RedisCluster
 
 from bench.failover import run as failover_run
-from bench.local_services import LocalRedisCluster
+from bench.local_services import LocalRedisCluster, RedisNode
 from graph.api import thread_id
 from graph.resources import connect_redis
 from memory.errors import InvalidInputError
-from memory.redis_cluster import open_redis
+from memory.redis_cluster import command, open_redis
 from memory.short_term import ShortTermMemory, STMConfig
 from tests.conftest import EXTERNAL_PG, EXTERNAL_REDIS, _require_external, delete_prefix
 from tests.integration.agent_harness import make_agent
@@ -29,7 +36,7 @@ def cluster_client(redis_cluster: LocalRedisCluster) -> Any:
 
 
 def _slot(client: RedisCluster, key: bytes | str) -> int:
-    return int(client.execute_command("CLUSTER KEYSLOT", key))  # type: ignore[no-untyped-call]
+    return int(command(client, "CLUSTER", "KEYSLOT", key))
 
 
 def test_keys_of_one_session_and_of_one_thread_share_a_slot(redis_cluster: LocalRedisCluster, cluster_client: Any,
@@ -127,10 +134,125 @@ async def test_async_checkpointer_waits_for_a_replica(redis_cluster: LocalRedisC
     for node in replicas:
         client = node.client()
         try:
-            client.execute_command("READONLY")  # type: ignore[no-untyped-call]
-            info = client.execute_command("ROLE")  # type: ignore[no-untyped-call]
+            command(client, "READONLY")
+            info = command(client, "ROLE")
             if f"{info[1].decode()}:{info[2]}" == master.name and client.exists(key):
                 holders.append(node.port)
         finally:
             client.close()
     assert holders, f"no replica of {master.name} holds {key}"
+
+
+def _master_of(cluster: LocalRedisCluster, key: str, but: RedisNode | None = None) -> RedisNode | None:
+    """The node the cluster names as master of ``key``'s slot, asked of every node but ``but`` (it may be
+    stalled)."""
+    for node in cluster.nodes:
+        if node is but or not node.alive():
+            continue
+        client = node.client(timeout_s=0.5)
+        try:
+            slot = int(command(client, "CLUSTER", "KEYSLOT", key))
+            for start, end, master, *_ in command(client, "CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    return next(n for n in cluster.nodes if n.port == int(master[1]))
+        except Exception:  # this peer is busy or stalled too: ask the next one
+            continue
+        finally:
+            client.close()
+    return None
+
+
+def _until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, f"{what} after {timeout_s} s"
+        time.sleep(0.05)
+
+
+def test_a_push_waiting_on_a_master_that_loses_its_slot_is_made_again_on_the_new_master(
+        redis_cluster: LocalRedisCluster, cluster_client: Any) -> None:
+    """What a loaded machine does to a cluster with a short cluster-node-timeout: a master stalls (SIGSTOP here)
+    long enough for its replica to take over, then wakes up and runs the push it had queued, whose WAIT Redis ends
+    with "UNBLOCKED ... master -> replica". The old master drops that write when it resyncs as a replica, so the push
+    is made again on the new master: it returns, and the entry is there once. (Before, the push failed with that
+    error, and a claim or ack made on the stalled master could be lost with it.)"""
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    stm = ShortTermMemory(cluster_client, STMConfig(prefix=prefix, wait_replicas=1, wait_timeout_ms=1000))
+    stm.push("u", "s", "user", "before the stall")
+    key = stm.keys("u", "s")[0]
+    old = _master_of(redis_cluster, key)
+    assert old is not None and old.proc is not None
+    outcome: dict[str, Any] = {}
+
+    def push() -> None:
+        try:
+            outcome["result"] = stm.push("u", "s", "user", "during the stall")
+        except Exception as exc:  # reported below, with the test's assertion
+            outcome["error"] = exc
+
+    os.kill(old.proc.pid, signal.SIGSTOP)
+    try:
+        pusher = threading.Thread(target=push)
+        pusher.start()
+        _until(lambda: _master_of(redis_cluster, key, but=old) not in (None, old), 30, "no replica took over")
+    finally:
+        os.kill(old.proc.pid, signal.SIGCONT)
+    pusher.join(timeout=30)
+    assert not pusher.is_alive() and "error" not in outcome, outcome
+    assert [e.content for e in stm.window("u", "s").entries] == ["before the stall", "during the stall"]
+    _give_slots_back(redis_cluster, old)
+    delete_prefix(cluster_client, prefix)
+
+
+def _give_slots_back(cluster: LocalRedisCluster, old: RedisNode) -> None:
+    """A manual failover to the stalled node once it has caught up as a replica: the session's cluster keeps its
+    topology for the other tests."""
+    cluster.wait_healthy(30)
+    client = old.client()
+    try:
+        command(client, "CLUSTER", "FAILOVER")
+    finally:
+        client.close()
+    _until(lambda: old in cluster.masters_now(), 30, "the old master did not take its slots back")
+    cluster.wait_healthy(30)
+
+
+async def test_a_checkpoint_waiting_on_a_stalled_master_is_written_again_on_the_new_master(
+        redis_cluster: LocalRedisCluster) -> None:
+    """The server's (asyncio) saver, same stall: aput returns once the checkpoint is on the new master."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from memory.checkpoint import AsyncRedisSaver
+
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    async with AsyncRedisSaver.from_conn_string(redis_cluster.url, prefix=f"{prefix}:cp", wait_replicas=1,
+                                               wait_timeout_ms=1000) as saver:
+        config = {"configurable": {"thread_id": "t-stall", "checkpoint_ns": ""}}
+        first = await saver.aput(config, empty_checkpoint(), {"source": "input", "step": -1}, {})  # type: ignore[arg-type]
+        key = saver.checkpoint_prefix("t-stall", "") + "x"  # any key of the thread: they share its slot
+        old = _master_of(redis_cluster, key)
+        assert old is not None and old.proc is not None
+        stalled, replaced = threading.Event(), threading.Event()
+
+        def stall() -> None:
+            os.kill(old.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+            stalled.set()
+            try:
+                _until(lambda: _master_of(redis_cluster, key, but=old) not in (None, old), 30, "no replica took over")
+            finally:
+                os.kill(old.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+                replaced.set()
+
+        staller = threading.Thread(target=stall)
+        staller.start()
+        await asyncio.to_thread(stalled.wait, 10)
+        checkpoint = empty_checkpoint()
+        stored = await saver.aput(first, checkpoint, {"source": "loop", "step": 0}, {})  # type: ignore[arg-type]
+        await asyncio.to_thread(staller.join, 30)
+        assert replaced.is_set()
+        got = await saver.aget_tuple(stored)
+        assert got is not None and got.checkpoint["id"] == checkpoint["id"]
+    _give_slots_back(redis_cluster, old)
+    client = open_redis(redis_cluster.url)
+    delete_prefix(client, prefix)
+    client.close()

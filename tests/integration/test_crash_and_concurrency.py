@@ -2,8 +2,9 @@
 
 - SIGKILL at random points of turns and archive batches, many times: afterwards every short-term entry is still
   in short-term memory or archived exactly once, and every stored memory is whole.
-- Two processes run 50 turns each on the same session at once: no short-term entry lost, every archive batch
-  archived exactly once, the task's steps advanced exactly once per turn, none skipped or repeated.
+- Two processes run 50 turns each on the same session at once, on the external Redis and on the session's 3-master /
+  3-replica Redis Cluster: no short-term entry lost, every archive batch archived exactly once, the task's steps
+  advanced exactly once per turn, none skipped or repeated.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -28,15 +28,20 @@ from graph.sweep import sweep
 from graph.testing import ScriptedBrain, ScriptedModels
 from memory.edge import EdgeClient
 from memory.long_term import LongTermMemory
-from tests.conftest import external_stack
+from tests.conftest import EXTERNAL_REDIS, external_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIALS = 100
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    with external_stack("crash") as (redis_url, pg_url, prefix):
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The processes' environment: the external Redis, or (parametrised ``cluster``) the session's 3-master /
+    3-replica Redis Cluster; a fresh database on the external PostgreSQL."""
+    redis_url = EXTERNAL_REDIS
+    if getattr(request, "param", "external") == "cluster":
+        redis_url = request.getfixturevalue("redis_cluster").url
+    with external_stack("crash", redis_url) as (redis_url, pg_url, prefix):
         yield {"PALACE_REDIS_URL": redis_url, "PALACE_DATABASE_URL": pg_url, "PALACE_KEY_PREFIX": prefix,
                "PALACE_DATA_DIR": str(tmp_path / "data"), "PALACE_TIMEZONE": "Asia/Shanghai",
                "PALACE_QDRANT_LOCK_WAIT_S": "10",
@@ -49,8 +54,8 @@ def _worker(env: dict[str, str], tag: str, turns: int, *extra: str, data_dir: st
             ) -> subprocess.Popen[str]:
     child_env = {**os.environ, **env, **({"PALACE_DATA_DIR": data_dir} if data_dir else {})}
     return subprocess.Popen([sys.executable, "-m", "tests.integration.turn_worker", "--tag", tag, "--turns",
-                             str(turns), *extra], cwd=ROOT, env=child_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                             str(turns), *extra], cwd=ROOT, env=child_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _deps(env: dict[str, str], data_dir: str | None = None) -> tuple[Deps, Resources]:
@@ -167,6 +172,34 @@ def test_sigkill_at_random_points_loses_nothing_and_archives_once(env: dict[str,
         res.close()
 
 
+def _run_together(procs: list[subprocess.Popen[str]], timeout_s: float) -> list[tuple[str, str]]:
+    """Wait until every worker (started with ``--go``) is ready, start them at once, collect their output. A worker
+    still running after ``timeout_s`` fails the test with every thread's stack (SIGUSR1, see turn_worker)."""
+    for p in procs:
+        assert p.stdout is not None and p.stdin is not None
+        line = p.stdout.readline().strip()
+        assert line == "ready", (line, p.stderr.read()[-4000:] if p.stderr else "")
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    deadline = time.monotonic() + timeout_s
+    try:
+        return [p.communicate(timeout=max(1.0, deadline - time.monotonic())) for p in procs]
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGUSR1)
+        time.sleep(2)
+        stacks = []
+        for p in procs:
+            p.kill()
+            out, err = p.communicate()
+            stacks.append(f"--- pid {p.pid}: {out.count('done ')} turns done; stderr:\n{err[-6000:]}")
+        pytest.fail(f"the workers outlasted {timeout_s:.0f} s:\n" + "\n".join(stacks))
+
+
+@pytest.mark.parametrize("env", ["external", "cluster"], indirect=True)
 def test_two_processes_on_one_session_lose_nothing_and_step_once(env: dict[str, str], tmp_path: Path) -> None:
     env = {**env, "PALACE_STM_ARCHIVE_LEASE_S": "60"}  # both are alive: a lease never expires under them
     deps, res = _deps(env)
@@ -177,30 +210,37 @@ def test_two_processes_on_one_session_lose_nothing_and_step_once(env: dict[str, 
     # each process has its own embedded Qdrant (the embedded engine admits one process); Redis and PostgreSQL
     # are shared, which is where the session and the task live
     dirs = [str(tmp_path / "p1"), str(tmp_path / "p2")]
-    procs = [_worker(env, f"p{i}", 50, "--advance", str(task.id), data_dir=d) for i, d in enumerate(dirs)]
-    outputs = [p.communicate(timeout=600) for p in procs]
+    procs = [_worker(env, f"p{i}", 50, "--advance", str(task.id), "--go", data_dir=d) for i, d in enumerate(dirs)]
+    outputs = _run_together(procs, timeout_s=600)
     for p, (out, err) in zip(procs, outputs, strict=True):
-        assert p.returncode == 0, err[-2000:]
+        assert p.returncode == 0, err[-4000:]
         assert out.count("done ") == 50
-    checks: list[Any] = []
-    ltms: list[LongTermMemory] = []
+    messages = {f"Note p{i}-{k}: the code for p{i}-{k} is {k}." for i in range(2) for k in range(50)}
     clients = [EdgeClient(Path(d) / "qdrant-edge") for d in dirs]
     try:
         ltms = [LongTermMemory(c, "memories") for c in clients]
         deps, res = _deps(env)
         try:
             archived, left = _entries(deps, ltms)
-            assert all(n == 1 for n in archived.values()), archived.most_common(3)
+            # entries the archive nodes took out of short-term memory: one summariser call (a ledger row) per batch
+            batches = {r.key: r.calls for r in deps.ledger().summary("node", user_id="u")}.get("archive", 0)
+            acked = batches * int(env["PALACE_STM_ARCHIVE_BATCH"])
+            assert all(n == 1 for n in archived.values()), archived.most_common(3)  # no batch archived twice
+            assert len(set(left)) == len(left)  # no push appended twice
             assert not set(left) & set(archived)  # nothing both archived and still waiting
-            assert len(left) + len(archived) == 200  # 100 turns x (user + assistant): nothing lost
+            # nothing lost: 100 turns x (user + assistant), each still waiting or taken by an archive batch (one whose
+            # messages the turns had stored already adds no memory, so batches are counted in the ledger)
+            assert len(left) + acked == 200, (len(left), acked)
+            assert 0 < len(archived) <= acked  # archiving did happen while both ran
+            waiting = {e.content for e in deps.short_term().window("u", "s", n=10_000).entries if e.role == "user"}
+            stored = {m.detail for ltm in ltms for m in ltm.scroll("u")}
+            assert messages <= waiting | stored, sorted(messages - waiting - stored)[:3]  # every message kept
             final = deps.tasks().get("u", str(task.id), history=True)
             assert final.current_step == 100
             steps = [e.to_step for e in final.history if e.event == "advanced"]
             assert steps == list(range(1, 101))  # never skipped, never repeated
-            checks.append(len(archived))
         finally:
             res.close()
     finally:
         for c in clients:
             c.close()
-    assert checks and checks[0] > 0  # archiving did happen while both ran

@@ -176,8 +176,9 @@ def test_failed_transaction_leaves_stored_tasks_intact(pool: ConnectionPool[Any]
 
 
 def test_repeated_queries_on_concurrent_connections(pool: ConnectionPool[Any]) -> None:
-    """psycopg prepares a query on its fifth run; behind PgBouncer in transaction mode the next transaction may get
-    another server connection, where that statement is missing or already exists. Never preparing avoids both."""
+    """psycopg prepares a query on its sixth run (its default prepare_threshold, 5, runs it unprepared first); behind
+    PgBouncer in transaction mode the next transaction may get another server connection, where that statement is
+    missing or already exists. Never preparing avoids both."""
     tasks = TaskStore(pool)
     task = tasks.create("u", "s", "T", ["a", "b"])
     errors: list[BaseException] = []

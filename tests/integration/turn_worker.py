@@ -1,8 +1,10 @@
 """Processes that run agent turns for the crash and concurrency tests (scripted model, real stores).
 
-``python -m tests.integration.turn_worker --tag T --turns N [--advance TASK]`` (PALACE_* environment): prints
-``ready``, then ``sent T-k`` before turn k and ``done T-k`` after it (flushed), so a test that kills it knows
-which messages it may have stored. With ``--advance``, every turn also advances that task one step.
+``python -m tests.integration.turn_worker --tag T --turns N [--advance TASK] [--go]`` (PALACE_* environment):
+prints ``ready``, then ``sent T-k`` before turn k and ``done T-k`` after it (flushed), so a test that kills it knows
+which messages it may have stored. With ``--advance``, every turn also advances that task one step; with ``--go``
+it waits for a ``go`` line on stdin after ``ready`` (so several workers start their turns together). SIGUSR1
+prints every thread's stack to stderr.
 
 ``--zygote``: imports everything and loads the embedder once, prints ``ready``, then for every ``run T N`` line
 on stdin forks a fresh agent process (it opens its own connections after the fork) that runs N turns as above,
@@ -13,7 +15,9 @@ with SIGKILL costs milliseconds per trial instead of an interpreter start.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
+import signal
 import sys
 from typing import Any
 
@@ -25,12 +29,15 @@ from graph.testing import ScriptedBrain, ScriptedModels
 from memory.embeddings import E5Embeddings
 
 
-def run_turns(tag: str, turns: int, user: str, session: str, advance: str | None, embeddings: Any = None) -> None:
+def run_turns(tag: str, turns: int, user: str, session: str, advance: str | None, embeddings: Any = None,
+              wait_for_go: bool = False) -> None:
     settings = get_settings()
     with Resources(settings, _embeddings=embeddings) as res:
         deps = Deps(settings, resources=res, models=ScriptedModels(ScriptedBrain()))
         deps.long_term()  # open the stores before saying ready
         print("ready" if embeddings is None else f"child {os.getpid()}", flush=True)
+        if wait_for_go and sys.stdin.readline().strip() != "go":
+            raise SystemExit("expected 'go' on stdin")
         for k in range(turns):
             name = f"{tag}-{k}"
             print(f"sent {name}", flush=True)
@@ -89,10 +96,12 @@ def main() -> int:
     parser.add_argument("--session", default="s")
     parser.add_argument("--advance", default=None)
     parser.add_argument("--zygote", action="store_true")
+    parser.add_argument("--go", action="store_true", help="after 'ready', wait for a 'go' line on stdin")
     args = parser.parse_args()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a test that times out asks where every thread is
     if args.zygote:
         return zygote(args.user, args.session)
-    run_turns(args.tag, args.turns, args.user, args.session, args.advance)
+    run_turns(args.tag, args.turns, args.user, args.session, args.advance, wait_for_go=args.go)
     return 0
 
 
