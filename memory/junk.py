@@ -138,6 +138,25 @@ def about_the_user(text: str) -> str:
 
 
 _UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def respaced(candidate: str, message: str) -> str:
+    """``candidate`` with the words a model glued together split as the user wrote them ("a blueToyota Corolla"
+    from "a blue Toyota Corolla"): a word the message does not have, that two or three of its consecutive words
+    spell, becomes those words."""
+    said = _WORD.findall(message)
+    known = {w.lower() for w in said}
+    joined: dict[str, str] = {}
+    for n in (2, 3):
+        for i in range(len(said) - n + 1):
+            joined.setdefault("".join(said[i:i + n]).lower(), " ".join(said[i:i + n]))
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return word if word.lower() in known else joined.get(word.lower(), word)
+
+    return _WORD.sub(fix, candidate)
 
 
 def _grounding_units(text: str) -> set[str]:

@@ -36,6 +36,7 @@ from memory.junk import (
     grounded,
     junk_reason,
     normalized,
+    respaced,
     statements,
     uncovered_statements,
     without_preamble,
@@ -98,7 +99,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     seen: set[str] = set()
     out: list[Candidate] = []
     for item in items:
-        text = truncate_tokens(" ".join(without_preamble(item.text).split()), max_tokens, encoding)
+        text = truncate_tokens(" ".join(respaced(without_preamble(item.text), message).split()), max_tokens, encoding)
         if not text or normalized(text) in seen or junk_reason(text):
             continue
         seen.add(normalized(text))

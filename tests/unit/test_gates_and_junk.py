@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots, states_change
-from memory.junk import is_junk, junk_reason, statements, without_preamble
+from memory.junk import is_junk, junk_reason, respaced, statements, without_preamble
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -160,3 +160,15 @@ def test_a_stated_change_retires_the_old_value(candidate: str, existing: str, co
 ])
 def test_a_memory_is_the_fact_not_the_request_to_keep_it(said: str, kept: str) -> None:
     assert without_preamble(said) == kept
+
+
+@pytest.mark.parametrize(("extracted", "message", "kept"), [
+    ("I drive a blueToyota Corolla.", "I drive a blue Toyota Corolla.", "I drive a blue Toyota Corolla."),
+    ("The user lives in NewYork City.", "I live in New York City now.", "The user lives in New York City."),
+    ("My favourite book is Dune.", "My favourite book is Dune.", "My favourite book is Dune."),
+    ("The user likes bluegrass.", "I like blue grass music and bluegrass.", "The user likes bluegrass."),  # said
+    ("我开一辆白色的比亚迪。", "我开一辆白色的比亚迪。", "我开一辆白色的比亚迪。"),
+])
+def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted: str, message: str,
+                                                                      kept: str) -> None:
+    assert respaced(extracted, message) == kept
