@@ -163,11 +163,12 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
     """Store ``text`` as an active memory of ``user_id`` (recorded ``at``; its time phrase sets ``event_time``)."""
     from graph.manage import record
     from memory.events import MemoryEvent, event_at
+    from memory.junk import without_preamble
     from memory.long_term import Memory, memory_id
 
     s = deps.settings
     check_id("user id", user_id, max_length=s.max_id_length)
-    text = check_text("memory text", text, max_chars=s.max_message_chars)
+    text = without_preamble(check_text("memory text", text, max_chars=s.max_message_chars))  # the fact itself
     tz = ZoneInfo(s.timezone)
     when = parse_timestamp(at, tz) if at else datetime.now(tz)
     ts = int(when.timestamp() * 1000)

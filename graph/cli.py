@@ -279,7 +279,8 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}, {gone.derived} derived from the same "
               f"messages, {gone.short_term_entries} short-term entries")
     if n < len(set(args.ids)):
-        raise NotFoundError(f"{len(set(args.ids)) - n} of the ids are not memories of {args.user!r}")
+        missing = len(set(args.ids)) - n
+        raise NotFoundError(f"{missing} of the ids {'is' if missing == 1 else 'are'} not a memory of {args.user!r}")
     return 0
 
 
@@ -449,7 +450,9 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
     else:
         print(f"imported {report.imported} memories from {report.lines} lines")
     if report.errors:
-        raise InvalidInputError(f"{len(report.errors)} lines were not imported (listed above); the rest were")
+        bad = len(report.errors)
+        raise InvalidInputError(f"{bad} line{' was' if bad == 1 else 's were'} not imported (listed above); the rest "
+                                "were")
     return 0
 
 
@@ -483,7 +486,8 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
         mark = "x" if i <= task.current_step else " "
         print(f"  [{mark}] {i}. {step}")
     for e in task.history:
-        print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {e.from_step} -> {e.to_step}" + (f"  ({e.note})" if e.note else ""))
+        steps = f"step {e.to_step}" if e.from_step is None else f"{e.from_step} -> {e.to_step}"  # created: from none
+        print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {steps}" + (f"  ({e.note})" if e.note else ""))
     return 0
 
 
@@ -604,7 +608,9 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = " (a value starting with '-' goes after '--')" if "expected one argument" in message else ""
-        self.exit(2, f"palace: error: {self.prog}: {one_line(message)}{hint}; see {self.prog} --help\n")
+        where = self.prog.removeprefix("palace").strip()  # "chat", "memories list"; nothing for palace itself
+        self.exit(2, f"palace: error: {where + ': ' if where else ''}{one_line(message)}{hint}; see {self.prog} "
+                     "--help\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

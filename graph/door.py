@@ -80,7 +80,8 @@ def forget(deps: Deps, user_id: str, ids: list[str]) -> JSON:
     out = {"user_id": user_id, "memories": gone.named, "derived": gone.derived,
            "short_term_entries": gone.short_term_entries}
     if gone.named < len(set(ids)):
-        raise NotFoundError(f"{len(set(ids)) - gone.named} of the ids are not memories of {user_id!r} "
+        missing = len(set(ids)) - gone.named
+        raise NotFoundError(f"{missing} of the ids {'is' if missing == 1 else 'are'} not a memory of {user_id!r} "
                             f"(forgot {gone.named})")
     return out
 

@@ -236,5 +236,5 @@ def _why(exc: Exception) -> str:
         where = ".".join(str(p) for p in first["loc"]) or "line"
         return f"{where}: {first['msg']}"
     if isinstance(exc, json.JSONDecodeError):
-        return f"not JSON ({exc.msg})"
+        return f"not JSON ({exc.msg} at column {exc.colno})"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

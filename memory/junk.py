@@ -44,6 +44,7 @@ _QUESTION_EN = re.compile(
     r"shall|should|may|might|have|has|had)\b(?!.*[.!。！]\W*$)", re.IGNORECASE)
 _QUESTION_ZH = re.compile(r"(吗|呢|么|嘛)\W*$|^(请问|问一下|为什么|怎么|怎样|什么|哪|谁|几|多少)|"
                           r"(是什么|是谁|在哪|去哪|哪里|哪儿|哪个|哪家|哪天|哪年|什么时候|几点|几号|多少|怎么样|如何|有没有|"
+                          r"干啥|做啥|啥|干嘛|"
                           r"是不是|对不对|能不能|可不可以|要不要)\W*$")
 _REQUEST_EN = re.compile(
     r"^\W*(please\s+)?(tell me|show me|give me|list|recall|summari[sz]e|explain|describe|remind me what|"
@@ -59,6 +60,16 @@ _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to
 
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCES.findall(text) if s.strip()]
+
+
+_FACT_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bvs\.)"
+                       r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+|(?<=[。！？；;])")
+
+
+def split_facts(text: str) -> list[str]:
+    """``text`` cut into its sentences, each one fact at most ("I live in Beijing. My favourite book is Dune." is
+    two); decimals ("72.5 kg"), abbreviations ("Dr. Li") and a sentence without a full stop stay whole."""
+    return [p.strip() for p in _FACT_END.split(text) if p.strip()]
 
 
 def _content_free(sentence: str) -> bool:
@@ -85,6 +96,11 @@ def junk_sentence(sentence: str) -> str | None:
     if _META.search(s):
         return "about the conversation, not the user"
     return None
+
+
+def asks(text: str) -> bool:
+    """Does ``text`` ask something (a question or a request to the assistant), rather than only state facts?"""
+    return any(junk_sentence(p) in ("a question", "a request to the assistant") for p in sentences(text))
 
 
 def junk_reason(text: str) -> str | None:
@@ -115,9 +131,21 @@ _PREAMBLE = re.compile(r"^\s*(?:(?:please|pls|and)\s+)?(?:remember|note|keep in 
                        re.IGNORECASE)
 
 
-def without_preamble(text: str) -> str:
-    """``text`` without a leading "remember that" / "记住：" (the fact itself, capitalised as a sentence)."""
+# How a model echoes the request when it extracts from "Remember that ...": "I remember that ...", "The user wants
+# me to remember that ...", "记得：……", "用户要求记住……". Stripped only when the user's message asked to remember.
+_ECHO = re.compile(r"^\s*(?:i|the user|user)\s+(?:remember(?:s|ed)?|wants? (?:me |you )?to remember|"
+                   r"asks? (?:me |you )?to remember|asked (?:me |you )?to remember|would like (?:me |you )?to "
+                   r"remember)(?:\s+(?:this|that))?"
+                   r"\s*[:,：，-]?\s+|^\s*(?:用户)?(?:要求|希望|让我|请)?(?:记得|记住)(?![了吗没住])[：:，,\s]*",
+                   re.IGNORECASE)
+
+
+def without_preamble(text: str, *, asked: bool = False) -> str:
+    """``text`` without a leading "remember that" / "记住：" (the fact itself, capitalised as a sentence).
+    ``asked``: the user's message asked to remember, so a model's echo of it ("I remember that", "记得：") goes too."""
     rest = _PREAMBLE.sub("", text, count=1)
+    if asked and rest == text:
+        rest = _ECHO.sub("", text, count=1)
     if rest == text or not rest.strip() or not _LETTER_OR_DIGIT.search(rest):
         return text
     return rest[:1].upper() + rest[1:]

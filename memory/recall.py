@@ -98,10 +98,14 @@ def lexical_query(question: str, intent: TimeIntent | None) -> str:
 
 
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
-           search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None) -> RecallResult:
-    """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock)."""
+           search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
+           time_filter: bool = True) -> RecallResult:
+    """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock).
+    ``time_filter=False``: a time phrase does not restrict the search to its window (the agent's recall for a
+    message that only states facts: in "I moved to Shanghai last week", "last week" dates the move, and the
+    answer needs where the user lived before)."""
     cfg = config or RankingConfig()
-    window = parse_time_window(question, now)
+    window = parse_time_window(question, now) if time_filter else None
     intent = time_intent(question)
     t0 = time.perf_counter()
     vector = embeddings.embed_query(question)

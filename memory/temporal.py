@@ -486,7 +486,10 @@ def _this_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     return _year(now, now.year)
 
 
-@_rule(r"\bin (\d{4})\b|(\d{4})年(?![0-9零〇一二两三四五六七八九十]*月)")
+# "in 2019", "2019年" - but not "my passport ends in 4821" or "the code is in 1234": a year is 1900-2199 and not
+# what a number, a code or an ending is "in"
+@_rule(r"(?<!\bends )(?<!\bending )(?<!\bended )(?<!\bend )\bin ((?:19|20|21)\d{2})\b"
+       r"|(?<![0-9])((?:19|20|21)\d{2})年(?![0-9零〇一二两三四五六七八九十]*月)")
 def _explicit_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     return _year(now, int(m[1] or m[2]))
 

@@ -37,6 +37,7 @@ from memory.junk import (
     junk_reason,
     normalized,
     respaced,
+    split_facts,
     statements,
     uncovered_statements,
     without_preamble,
@@ -89,8 +90,10 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     without repeats. If none passes while the message states something about the user, its statements are kept:
     an extractor cannot make a stated fact disappear. Importance comes from the user (the turn's flag or "remember
     this"), never from the extractor."""
-    items = [m for m in extraction.memories
-             if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)]
+    # one fact per memory: an extractor's "I live in Beijing. My favourite book is ..." is two memories (a later
+    # "I moved" can then retire where the user lived without retiring the book)
+    split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
+    items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)]
     if not items:
         stated = about_the_user(message)
         items = [ExtractedMemory(text=stated)] if stated else []
@@ -98,8 +101,10 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items])]
     seen: set[str] = set()
     out: list[Candidate] = []
+    asked = without_preamble(message) != message  # "Remember that ...": the model may echo it in the memory
     for item in items:
-        text = truncate_tokens(" ".join(respaced(without_preamble(item.text), message).split()), max_tokens, encoding)
+        fact = respaced(without_preamble(item.text, asked=asked), message)
+        text = truncate_tokens(" ".join(fact.split()), max_tokens, encoding)
         if not text or normalized(text) in seen or junk_reason(text):
             continue
         seen.add(normalized(text))
@@ -171,9 +176,10 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
             out.append(v)
             continue
         retired.add(target.memory.id)
-        verifier = f"the verifier said {v['said']}; " if v.get("said") else ""
+        # the history shows what the verifier said (and why), then why the rule overruled it
         out.append(_verdict(v["candidate"], v["memory_id"], "update", target, v["reason"],
-                            note=f"{verifier}the message says the value changed, so it replaces the old one"))
+                            said=v.get("said") or "none",
+                            note="the message says the value changed, so it replaces the old one"))
     return out
 
 

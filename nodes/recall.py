@@ -11,6 +11,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.state import RecalledMemory, State
 from memory.errors import ServiceUnavailableError
+from memory.junk import asks
 from memory.long_term import LongTermMemory
 from memory.recall import recall
 from nodes._turn import clock, turn_of
@@ -47,7 +48,8 @@ def make_recall(deps: Deps) -> Any:
             ltm = deps.long_term()
             _flush_outbox(deps, ltm, user, degraded)
             result = recall(ltm, deps.embeddings, user, turn["message"], clock(turn),
-                            search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking())
+                            search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking(),
+                            time_filter=asks(turn["message"]))
         except ServiceUnavailableError as exc:
             if exc.service != "Qdrant":
                 raise

@@ -184,7 +184,7 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
         assert texts == ["My dog is called Rex"]  # not alice's
         alice_id = served.api("GET", ALICE, "/memories")[0]["id"]  # type: ignore[index]
         refused = await bob.call_tool("forget_memory", {"ids": [alice_id]})
-        assert refused.is_error and "not memories of" in refused.content[0].text
+        assert refused.is_error and "is not a memory of" in refused.content[0].text
         bad = await bob.call_tool("list_memories", {"status": "nope"})
         assert bad.is_error
         assert (await bob.call_tool("add_memory", {"text": "  "})).is_error

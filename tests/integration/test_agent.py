@@ -137,6 +137,15 @@ def test_unparseable_verifier_output_keeps_the_fact_active_and_says_so(redis_ser
         assert event.event == "created" and "stored unchecked" in event.reason
 
 
+def test_a_time_phrase_in_a_statement_dates_it_and_does_not_filter_recall(agent: Agent) -> None:
+    agent.turn("u", "s", "I live in Hangzhou.", at="2026-03-01T10:00:00+08:00")
+    moved = agent.turn("u", "s", "I moved to Shanghai last week.", at="2026-12-03T10:00:00+08:00")
+    assert moved.state["time_window"] is None  # the answer sees where the user lived before
+    assert "I live in Hangzhou" in [m["text"] for m in moved.state["recalled"]]
+    asked = agent.turn("u", "s", "What did I do last week?", at="2026-12-03T11:00:00+08:00")
+    assert asked.state["time_window"] is not None and asked.state["time_window"]["phrase"] == "last week"
+
+
 def test_no_verifier_call_when_no_verdict_could_change_anything(agent: Agent) -> None:
     agent.turn("u", "s", "I live in Beijing.")
     told = agent.turn("u", "s", "I play the violin.")  # nothing stored is about the same thing

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots, states_change
-from memory.junk import is_junk, junk_reason, respaced, statements, without_preamble
+from memory.junk import is_junk, junk_reason, respaced, split_facts, statements, without_preamble
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -172,3 +172,24 @@ def test_a_memory_is_the_fact_not_the_request_to_keep_it(said: str, kept: str) -
 def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted: str, message: str,
                                                                       kept: str) -> None:
     assert respaced(extracted, message) == kept
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I live in Beijing and work at Baidu. My favourite book is Dune.",
+     ["I live in Beijing and work at Baidu.", "My favourite book is Dune."]),
+    ("我住在北京。我最喜欢的书是《红楼梦》。", ["我住在北京。", "我最喜欢的书是《红楼梦》。"]),
+    ("My weight is 72.5 kg", ["My weight is 72.5 kg"]), ("Dr. Li is my doctor.", ["Dr. Li is my doctor."]),
+    ("I have a dog", ["I have a dog"]),
+])
+def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str]) -> None:
+    assert split_facts(text) == facts
+
+
+@pytest.mark.parametrize(("extracted", "kept"), [
+    ("I remember that my sister's name is Anna.", "My sister's name is Anna."),
+    ("The user wants me to remember that the flight is on Friday.", "The flight is on Friday."),
+    ("记得：我妹妹的名字叫小雨。", "我妹妹的名字叫小雨。"), ("用户要求记住他的车位号是B12", "他的车位号是B12"),
+])
+def test_a_models_echo_of_remember_that_goes_when_the_user_asked(extracted: str, kept: str) -> None:
+    assert without_preamble(extracted, asked=True) == kept
+    assert without_preamble(extracted) == extracted  # "I remember that ..." said by the user is their fact

@@ -277,6 +277,9 @@ def test_the_new_table_is_bilingual() -> None:
     "I'm an early bird", "I was late for work", "the end of the movie was sad", "in the middle of nowhere",
     "the beginning of the project", "三个月中我去了两次", "初恋是谁", "中国的首都", "at the start of the meeting",
     "a few of my friends", "my days are busy", "half a year of salary", "前面的人", "阵子", "几个朋友",
+    # numbers that are not years: what a passport, a phone or a card "ends in"
+    "My passport number ends in 4821", "my phone ends in 2030", "the card ending in 2021", "卡号尾号是4821",
+    "the code is in 4821",
 ])
 def test_no_window_for_these(text: str) -> None:
     assert parse_time_window(text, NOW) is None
