@@ -113,6 +113,10 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     now_ms = int(now.timestamp() * 1000)
     hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
                              window=window.ms() if window else None, recorded_before=now_ms + 1)
+    if window is not None and not hits:  # nothing in the window ("周六" may mean every Saturday): rank everything
+        window = None
+        hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
+                                 recorded_before=now_ms + 1)
     t2 = time.perf_counter()
     memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
                              present=window is None and intent == "present", config=cfg)

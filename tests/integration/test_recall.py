@@ -79,3 +79,13 @@ def test_recall_never_crosses_users(ltm: LongTermMemory) -> None:
     remember(ltm, "bob", "Bob likes hiking", NOW)
     result = recall(ltm, e5, "bob", "what is my salary", NOW)
     assert {r.memory.user_id for r in result.memories} == {"bob"}
+
+
+def test_a_window_that_holds_nothing_falls_back_to_every_memory(ltm: LongTermMemory) -> None:
+    # "周六" reads as last Saturday; the user meant every Saturday, said ten days ago
+    remember(ltm, "u", "我每周六打羽毛球。", NOW - timedelta(days=10))
+    remember(ltm, "u", "我在律师事务所工作。", NOW - timedelta(days=30))
+    result = recall(ltm, e5, "u", "我周六做什么运动？", NOW)
+    assert result.window is None and result.memories[0].memory.text == "我每周六打羽毛球。"
+    inside = recall(ltm, e5, "u", "我上个月做了什么？", NOW)  # a window that holds something still filters
+    assert inside.window is not None and [r.memory.text for r in inside.memories] == ["我在律师事务所工作。"]
