@@ -171,7 +171,8 @@ def write_report() -> Path:
     def ablations(r: dict[str, Any]) -> list[str]:
         blocks = ("all", *CATEGORY_ORDER)
         out = ["### Ablations for multi-hop and open-domain questions (same run)", "",
-               "Each idea changes only the product's ranking of the same question (bench/locomo.py: `+sessions` "
+               "Each idea changes only the product's ranking of the same question (bench/locomo.py: `-sharpen` BM25 "
+               "fused as raw scores, the default before `lexical_power` 2 shipped; `+sessions` "
                "session-level aggregation, `+diverse` the top k spread over sessions, `+prf` pseudo-relevance "
                "feedback from the top 3). R@5 / R@10; shipped only if it helps without hurting any category.", ""]
         rows = [[name + (" (default)" if name == r["default"] else ""),
