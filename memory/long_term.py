@@ -376,7 +376,8 @@ class LongTermMemory:
         recorded_before: int | None = None,
     ) -> list[HybridHit]:
         """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
-        (one batched request), each with both scores where known. Same filters as :meth:`search`."""
+        (one batched request), each with its cosine (those only BM25 found: a second request restricted to them)
+        and its BM25 score where BM25 found it. Same filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)
@@ -395,6 +396,13 @@ class LongTermMemory:
                 key = str(p.id)
                 memories.setdefault(key, self._to_memory(p.id, p.payload))
                 scores[key] = float(p.score)
+        missing = [k for k in lexical if k not in cosine]
+        if missing:  # the cosine of what only BM25 found, so the rerank need not guess it (one more request)
+            only = self._m.Filter(must=[flt, self._m.HasIdCondition(has_id=missing)])
+            with self._io():
+                found = self.client.query_points(self.collection, query=list(vector), using=DENSE, query_filter=only,
+                                                 limit=len(missing), with_payload=False)
+            cosine.update((str(p.id), float(p.score)) for p in found.points)
         return [HybridHit(memory=m, cosine=cosine.get(k), lexical=lexical.get(k)) for k, m in memories.items()]
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
