@@ -374,10 +374,12 @@ class LongTermMemory:
         window: TimeWindow | None = None,
         statuses: Sequence[Status] = ("active",),
         recorded_before: int | None = None,
+        exact_cosine: bool = True,
     ) -> list[HybridHit]:
         """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
         (one batched request), each with its cosine (those only BM25 found: a second request restricted to them)
-        and its BM25 score where BM25 found it. Same filters as :meth:`search`."""
+        and its BM25 score where BM25 found it (``exact_cosine=False``: no second request, cosine None for
+        those). Same filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)
@@ -396,7 +398,7 @@ class LongTermMemory:
                 key = str(p.id)
                 memories.setdefault(key, self._to_memory(p.id, p.payload))
                 scores[key] = float(p.score)
-        missing = [k for k in lexical if k not in cosine]
+        missing = [k for k in lexical if k not in cosine] if exact_cosine else []
         if missing:  # the cosine of what only BM25 found, so the rerank need not guess it (one more request)
             only = self._m.Filter(must=[flt, self._m.HasIdCondition(has_id=missing)])
             with self._io():

@@ -127,8 +127,10 @@ def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
 
 
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
-           search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None) -> RecallResult:
-    """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock)."""
+           search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
+           exact_cosine: bool = True) -> RecallResult:
+    """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock).
+    ``exact_cosine=False`` leaves out the request for the cosine of what only BM25 found (the benchmarks' ablation)."""
     cfg = config or RankingConfig()
     window = parse_time_window(question, now)
     intent = time_intent(question)
@@ -137,7 +139,8 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     t1 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
     hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                             window=window.ms() if window else None, recorded_before=now_ms + 1)
+                             window=window.ms() if window else None, recorded_before=now_ms + 1,
+                             exact_cosine=exact_cosine)
     t2 = time.perf_counter()
     present = window is None and intent == "present"
     if present:
