@@ -9,7 +9,7 @@ injected clock. Systems: see :mod:`bench.retrieval`. The published DRAGON figure
 Ablations (issue 16, ideas for multi-hop and open-domain questions), in the same run, each a change to the
 product's ranking of the same question, none shipped unless it helps without hurting (bench/REPORT.md):
 - ``-sharpen``: BM25 fused as raw scores (``lexical_power`` 1, the default before it was 2);
-- ``-exact``: candidates only BM25 found get the lowest cosine seen instead of their own (no second request);
+- ``-exact``: a candidate one search missed gets the lowest cosine seen or BM25 0 instead of its own scores;
 - ``+sessions``: session-level aggregation; a memory's score x (1 + the share of the top-50 score mass its
   session holds);
 - ``+diverse``: the top k spread over sessions (greedy, each further memory of an already picked session

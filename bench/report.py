@@ -173,7 +173,8 @@ def write_report() -> Path:
         out = ["### Ablations for multi-hop and open-domain questions (same run)", "",
                "Each row changes only the product's ranking of the same question (bench/locomo.py). Shipped, so "
                "the row shows the default without it: `-sharpen` BM25 fused as raw scores (`lexical_power` 1); "
-               "`-exact` candidates only BM25 found get the lowest cosine seen instead of their own. Measured, not "
+               "`-exact` a candidate one search missed gets the lowest cosine seen or BM25 0, not its own scores. "
+               "Measured, not "
                "shipped: `+sessions` session-level aggregation, `+diverse` the top k spread over sessions, `+prf` "
                "pseudo-relevance feedback from the top 3 (dense). A BM25 pseudo-relevance feedback (the question's "
                "terms plus 0.3 x the top 20 terms of the top 5, searched again) was measured once outside this "

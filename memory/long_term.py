@@ -377,9 +377,9 @@ class LongTermMemory:
         exact_cosine: bool = True,
     ) -> list[HybridHit]:
         """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
-        (one batched request), each with its cosine (those only BM25 found: a second request restricted to them)
-        and its BM25 score where BM25 found it (``exact_cosine=False``: no second request, cosine None for
-        those). Same filters as :meth:`search`."""
+        (one batched request), each with both scores: what one search missed is scored by a follow-up request on
+        its ids (a memory sharing no term with ``text`` keeps BM25 None; ``exact_cosine=False``: no follow-up, None
+        where a search missed it). Same filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)

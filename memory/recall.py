@@ -130,7 +130,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
            exact_cosine: bool = True) -> RecallResult:
     """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock).
-    ``exact_cosine=False`` leaves out the request for the cosine of what only BM25 found (the benchmarks' ablation)."""
+    ``exact_cosine=False`` leaves out the follow-up request for the scores one search missed (a benchmark ablation)."""
     cfg = config or RankingConfig()
     window = parse_time_window(question, now)
     intent = time_intent(question)
