@@ -8,6 +8,8 @@ injected clock. Systems: see :mod:`bench.retrieval`. The published DRAGON figure
 
 Ablations (issue 16, ideas for multi-hop and open-domain questions), in the same run, each a change to the
 product's ranking of the same question, none shipped unless it helps without hurting (bench/REPORT.md):
+- ``-sharpen``: BM25 fused as raw scores (``lexical_power`` 1, the default before it was 2);
+- ``-exact``: a candidate one search missed gets the lowest cosine seen or BM25 0 instead of its own scores;
 - ``+sessions``: session-level aggregation; a memory's score x (1 + the share of the top-50 score mass its
   session holds);
 - ``+diverse``: the top k spread over sessions (greedy, each further memory of an already picked session
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -35,7 +38,7 @@ from memory.temporal import event_time_ms
 TURN_STEP = timedelta(seconds=30)
 DEFAULT = "palace"
 SYSTEMS = ("bm25", "cosine", "cosine+decay", DEFAULT)
-ABLATIONS = (f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf")
+ABLATIONS = (f"{DEFAULT}-sharpen", f"{DEFAULT}-exact", f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf")
 # LoCoMo paper, Table 3 (DRAGON, unit = one dialogue turn), from ../shared/data/README.md
 DRAGON: dict[str, dict[str, float]] = {
     "single-hop": {"R@5": 68.0, "R@10": 77.7, "R@25": 87.1, "R@50": 91.1},
@@ -83,6 +86,7 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
     e5 = CachedE5()
     settings = get_settings()
     ranking = _ranking(settings)
+    raw_lexical = replace(ranking, lexical_power=1.0)
     all_memories: list[Memory] = []
     dia_of: dict[str, str] = {}
     for conv in conversations:
@@ -112,6 +116,10 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
                     "cosine": _cosine(ltm, conv.sample_id, qv, dia_of),
                     "cosine+decay": _seed(ltm, conv.sample_id, qv, now, dia_of, ranking),
                     DEFAULT: [dia_of[r.memory.id] for r in palace],
+                    f"{DEFAULT}-sharpen": [dia_of[r.memory.id] for r in _palace(
+                        ltm, conv.sample_id, q.question, qv, now, settings, raw_lexical)],
+                    f"{DEFAULT}-exact": [dia_of[r.memory.id] for r in _palace(
+                        ltm, conv.sample_id, q.question, qv, now, settings, ranking, exact_cosine=False)],
                     f"{DEFAULT}+sessions": [dia_of[r.memory.id] for r in _by_session(palace)],
                     f"{DEFAULT}+diverse": [dia_of[r.memory.id] for r in _diverse(palace)],
                     f"{DEFAULT}+prf": [dia_of[r.memory.id] for r in _palace(
@@ -161,9 +169,9 @@ class _Fixed(Embeddings):
 
 
 def _palace(ltm: LongTermMemory, user: str, question: str, qv: np.ndarray, now: Any, settings: Any,
-            ranking: Any) -> list[Recalled]:
+            ranking: Any, *, exact_cosine: bool = True) -> list[Recalled]:
     return recall(ltm, _Fixed(qv), user, question, now, search_k=max(settings.search_top_k, max(KS)),
-                  top_k=max(KS), config=ranking).memories
+                  top_k=max(KS), config=ranking, exact_cosine=exact_cosine).memories
 
 
 def _by_session(ranked: Sequence[Recalled]) -> list[Recalled]:

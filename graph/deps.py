@@ -104,7 +104,8 @@ class Deps:
         return RankingConfig(half_life_days=s.decay_half_life_days, stale_after_days=s.stale_after_days,
                              stale_factor=s.stale_factor, ref_boost_max=s.ref_boost_max,
                              ref_boost_half_refs=s.ref_boost_half_refs, decay_floor=s.decay_floor,
-                             dense_weight=s.dense_weight, context_weight=s.context_weight,
+                             dense_weight=s.dense_weight, lexical_power=s.lexical_power,
+                             context_weight=s.context_weight,
                              context_window_ms=int(s.context_window_s * 1000),
                              present_lexical_share=s.present_lexical_share,
                              present_cosine_margin=s.present_cosine_margin, present_cosine_tie=s.present_cosine_tie)

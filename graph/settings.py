@@ -139,6 +139,8 @@ class Settings(BaseSettings):
                                "(questions without time intent); 0 is the seed's decay.")
     dense_weight: float = Field(default=0.5, ge=0, le=1, description="Cosine's share of the hybrid relevance "
                                 "(the rest is BM25).")
+    lexical_power: float = Field(default=2.0, ge=0, description="BM25 scores are raised to this power before "
+                                 "fusion (1: raw scores; 2 lets strong matches stand out of the weak tail).")
     context_weight: float = Field(default=0.5, ge=0, description="Weight of the best neighbour in the same "
                                   "conversation.")
     context_window_s: float = Field(default=60.0, ge=0, description="Neighbours: same session, recorded within "

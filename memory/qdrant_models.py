@@ -100,6 +100,11 @@ class Filter:
 
 
 @dataclass
+class HasIdCondition:
+    has_id: list[Any]
+
+
+@dataclass
 class QueryRequest:
     query: Any
     using: str | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
@@ -88,6 +88,24 @@ _ZH_FUNCTION_WORDS = re.compile(r"我们|你们|他们|她们|哪里|哪儿|什�
                                 r"[我你他她它的了吗呢吧啊呀在是有和与都也还就哪谁]")
 
 
+# A present question asks for a state that changes, and the memory recording the change rarely repeats the
+# question's word ("where do I live now" / "I moved to Shanghai", "我住在哪" / "我搬到上海了"). A memory that states
+# such a change counts as sharing the question's words (full BM25 share), so the newest one is on topic. A
+# pattern on the memory, not words added to the query: "Meeting moved to Friday" shares "moved" but states no move.
+# (question names the state, memory states a change of it)
+_NOT_A_PLACE = (r"(?!(the\s+)?(next\s+|this\s+)?"
+                r"((mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|tonight|next|later)\b)")
+_CHANGES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(live[sd]?|living|home|address)\b", re.IGNORECASE),
+     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(to|into)\s+" + _NOT_A_PLACE, re.IGNORECASE)),
+    (re.compile(r"住"), re.compile(r"搬(家|到|去|进)")),
+    (re.compile(r"\b(job|work(s|ing)?|employer)\b", re.IGNORECASE),
+     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b",
+                re.IGNORECASE)),
+    (re.compile(r"工作|上班"), re.compile(r"入职|跳槽|新工作|辞职")),
+)
+
+
 def lexical_query(question: str, intent: TimeIntent | None) -> str:
     """The text the BM25 half of the search matches: for a present question, without the words that say "now"
     and without Chinese function words (they would make any memory in the first person look on topic)."""
@@ -97,13 +115,25 @@ def lexical_query(question: str, intent: TimeIntent | None) -> str:
     return stripped if stripped.strip() else question
 
 
+def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
+    """For a present question: the hits whose memory states a change of what the question asks about ("I moved to
+    Shanghai" for "where do I live now") get the best BM25 score among the hits, as if they shared its words."""
+    memory_patterns = [m for q, m in _CHANGES if q.search(question)]
+    best = max((h.lexical for h in hits if h.lexical is not None), default=0.0)
+    if not memory_patterns or best <= 0:
+        return list(hits)
+    return [replace(h, lexical=max(best, h.lexical or 0.0))
+            if any(p.search(h.memory.text) for p in memory_patterns) else h for h in hits]
+
+
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
-           time_filter: bool = True) -> RecallResult:
+           time_filter: bool = True, exact_cosine: bool = True) -> RecallResult:
     """The ``top_k`` memories of ``user_id`` for ``question`` at ``now`` (timezone-aware: the user's clock).
     ``time_filter=False``: a time phrase does not restrict the search to its window (the agent's recall for a
     message that only states facts: in "I moved to Shanghai last week", "last week" dates the move, and the
-    answer needs where the user lived before)."""
+    answer needs where the user lived before). ``exact_cosine=False`` leaves out the follow-up request for the
+    scores one search missed (a benchmark ablation)."""
     cfg = config or RankingConfig()
     window = parse_time_window(question, now) if time_filter else None
     intent = time_intent(question)
@@ -112,14 +142,18 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     t1 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
     hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                             window=window.ms() if window else None, recorded_before=now_ms + 1)
+                             window=window.ms() if window else None, recorded_before=now_ms + 1,
+                             exact_cosine=exact_cosine)
     if window is not None and not hits:  # nothing in the window ("周六" may mean every Saturday): rank everything
         window = None
         hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                                 recorded_before=now_ms + 1)
+                                 recorded_before=now_ms + 1, exact_cosine=exact_cosine)
     t2 = time.perf_counter()
+    present = window is None and intent == "present"
+    if present:
+        hits = with_changes(question, hits)
     memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
-                             present=window is None and intent == "present", config=cfg)
+                             present=present, config=cfg)
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
     return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

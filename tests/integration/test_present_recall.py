@@ -122,3 +122,27 @@ def test_the_issue_example_the_newest_relevant_memory_wins_over_yesterdays_lunch
     old, new = relevant[0], relevant[1]
     texts = top_of(edge, question, [(old, 120), (new, 14), *((u, 1) for u in UNRELATED)])
     assert texts[:2] == [new, old]
+
+
+@pytest.mark.parametrize(("question", "old", "new"), [
+    ("where do I live now?", "I live in Hangzhou", "I moved to Shanghai"),
+    ("where do I live now?", "The user lives in Hangzhou", "The user moved to Shanghai"),
+    ("我现在住在哪里？", "我住在杭州", "我搬到上海了"),
+    ("我现在住在哪里？", "用户住在杭州", "用户搬到上海了"),
+])
+def test_a_move_two_days_ago_beats_an_often_recalled_old_home(edge: EdgeClient, question: str, old: str,
+                                                               new: str) -> None:
+    """The user said where they live weeks ago (recalled many times since, so boosted) and that they moved two
+    days ago: the move wins, although it does not repeat the question's word ("live", "住")."""
+    ltm = LongTermMemory(edge, f"p{uuid.uuid4().hex[:8]}")
+    ltm.setup(384)
+    rows = [Memory(id=memory_id("u", old), text=old, user_id="u", session_id="s1",
+                   timestamp=ms(NOW - timedelta(days=40)), ref_count=20),
+            Memory(id=memory_id("u", new), text=new, user_id="u", session_id="s2",
+                   timestamp=ms(NOW - timedelta(days=2))),
+            *(Memory(id=memory_id("u", u), text=u, user_id="u", session_id=f"n{i}",
+                     timestamp=ms(NOW - timedelta(hours=5 + i))) for i, u in enumerate(UNRELATED))]
+    ltm.upsert(rows, E5.embed_documents([m.text for m in rows]))
+    result = recall(ltm, E5, "u", question, NOW)
+    edge.delete_collection(ltm.collection)
+    assert [r.memory.text for r in result.memories[:2]] == [new, old]

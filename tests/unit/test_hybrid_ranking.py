@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import uuid
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memory.long_term import HybridHit, Memory
 from memory.ranking import DAY_MS, Candidate, RankingConfig, on_topic, score_hybrid, sort_key, time_decay
+from memory.recall import with_changes
 from memory.temporal import time_intent
 
 NOW = 1_780_000_000_000
@@ -124,3 +127,27 @@ def test_candidates_one_search_missed_and_degenerate_lists() -> None:
 ])
 def test_time_intent_in_english_and_chinese(question: str, intent: str | None) -> None:
     assert time_intent(question) == intent
+
+
+def _hit(text: str, lexical: float | None) -> HybridHit:
+    return HybridHit(memory=Memory(id=str(uuid.uuid4()), text=text, user_id="u", session_id="s", timestamp=0),
+                     cosine=0.8, lexical=lexical)
+
+
+@pytest.mark.parametrize(("question", "text", "is_change"), [
+    ("where do I live now?", "I moved to Shanghai", True),
+    ("where do I live now?", "We're moving into a flat in Pudong next month", True),
+    ("where do I live now?", "Meeting with the design team moved to Friday", False),
+    ("where do I live now?", "We moved the meeting to Monday", False),
+    ("where do I live now?", "The launch moved to next week", False),
+    ("我现在住在哪里？", "我搬到上海了", True),
+    ("我现在住在哪里？", "会议改到周五了", False),
+    ("what is my job now?", "I joined Alibaba last week", True),
+    ("我现在在哪里工作？", "我上周入职了阿里巴巴", True),
+    ("what car do I drive now?", "I moved to Shanghai", False),  # not the state the question asks about
+])
+def test_a_memory_stating_the_change_a_present_question_asks_about_shares_its_words(question: str, text: str,
+                                                                                    is_change: bool) -> None:
+    hits = with_changes(question, [_hit("I live in Hangzhou", 2.0), _hit(text, None)])
+    assert (hits[1].lexical == 2.0) is is_change
+    assert hits[0].lexical == 2.0
