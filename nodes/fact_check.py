@@ -186,8 +186,13 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
 Extracted = tuple[Extraction | None, AIMessage | None, bool]  # (parsed, raw reply, the call failed)
 
 
+def _when(turn: Turn) -> str:
+    """The turn's time as the extraction and verification prompts show it."""
+    return clock(turn).strftime("%Y-%m-%d %H:%M %Z")
+
+
 def _extraction_request(deps: Deps, ctx: Context, turn: Turn) -> tuple[BaseChatModel, list[BaseMessage]]:
-    when = clock(turn).strftime("%Y-%m-%d %H:%M %Z")
+    when = _when(turn)
     return deps.models.chat(ctx.chat_model), [HumanMessage(prompts.render(
         "extract", {"now": when, "message": turn["message"]}, override=ctx.prompts.get("extract")))]
 
@@ -251,7 +256,7 @@ def make_fact_check(deps: Deps) -> Any:
         now = clock(turn)
         usage: list[Usage] = []  # appended to the turn's usage by the state's reducer
         overrides = ctx.prompts
-        when = now.strftime("%Y-%m-%d %H:%M %Z")
+        when = _when(turn)
         message = turn["message"]
         if junk_reason(message):  # a question, a greeting, thanks: nothing to remember, no model call
             return {"verdicts": [], "usage": usage}
