@@ -207,10 +207,21 @@ def grounded(candidate: str, message: str) -> bool:
             return False
     if not {c.lower() for c in code.findall(candidate)} <= said:
         return False
+    if _RELATIVE_TIME.findall(candidate.lower()) and not set(_RELATIVE_TIME.findall(candidate.lower())) <= set(
+            _RELATIVE_TIME.findall(message.lower())):
+        return False  # "下周五" extracted as "上周五": a memory must not move the user's plans in time
     units = _grounding_units(candidate)
     if not units:
         return False
     return len(units & _grounding_units(message)) / len(units) >= 0.5
+
+
+# Relative time words: a candidate may only use those the message used.
+_RELATIVE_TIME = re.compile(
+    r"\b(?:yesterday|tomorrow|today|tonight|(?:last|next|this) (?:week|weekend|month|year|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)|(?:a|one|two|three|\d+) (?:days?|weeks?|"
+    r"months?|years?) (?:ago|from now|later))\b|(?:上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜|月)"
+    r"|大前天|前天|昨天|今天|明天|后天|大后天|去年|前年|今年|明年|后年")
 
 
 _CLAUSE = re.compile(r"[,;，；、]\s*|\s+and\s+(?=(?:i|i'm|my|we|our)\b)|\s*(?:而且|并且|还有)\s*", re.IGNORECASE)

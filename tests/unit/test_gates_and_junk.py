@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots, states_change
-from memory.junk import is_junk, junk_reason, respaced, split_facts, statements, without_preamble
+from memory.junk import grounded, is_junk, junk_reason, respaced, split_facts, statements, without_preamble
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -193,3 +193,14 @@ def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str
 def test_a_models_echo_of_remember_that_goes_when_the_user_asked(extracted: str, kept: str) -> None:
     assert without_preamble(extracted, asked=True) == kept
     assert without_preamble(extracted) == extracted  # "I remember that ..." said by the user is their fact
+
+
+@pytest.mark.parametrize(("candidate", "message", "ok"), [
+    ("用户上周五要飞去东京开会。", "下周五我要飞去东京开会。", False),  # the extractor moved the plan into the past
+    ("我下周五要飞去东京开会。", "下周五我要飞去东京开会。", True),
+    ("The user met Anna last week.", "I met Anna yesterday.", False),
+    ("The user met Anna yesterday.", "I met Anna yesterday.", True),
+    ("The user met Anna.", "I met Anna yesterday.", True),  # leaving the time out is not inventing one
+])
+def test_a_candidate_keeps_the_users_time_words(candidate: str, message: str, ok: bool) -> None:
+    assert grounded(candidate, message) is ok
