@@ -14,8 +14,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
-                   r"open tasks are between|Facts you remember about the user|one JSON object per line|"
-                   r"You are Memory Palace|The user's current time|\{\"text\": ", re.IGNORECASE)
+                   r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
+                   r"You are Memory Palace|You are a friendly assistant|as a friendly assistant|"
+                   r"The user's current time|\{\"text\": ", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
@@ -29,13 +30,12 @@ def _cut_loop(text: str) -> str:
 
 def clean_answer(text: str) -> str:
     """``text`` without echoed prompt lines, repeated sentences or a phrase looping to the output cap."""
-    lines = [line for line in text.splitlines() if not _ECHO.search(line)]
-    out = _cut_loop("\n".join(lines))
+    out = _cut_loop(text)
     seen: set[str] = set()
     kept = []
     for sentence in _SENTENCE.findall(out):
         key = " ".join(sentence.lower().split())
-        if key and key in seen:
+        if (key and key in seen) or _ECHO.search(sentence):  # repeated, or our prompt's words inside a line
             continue
         seen.add(key)
         kept.append(sentence)

@@ -71,7 +71,7 @@ def test_api_token_chat_review_and_scoped_import(served: tuple[Agent, TestClient
     foreign = json.loads(exported.splitlines()[0]) | {"user_id": "someone-else"}
     report = api.post(base + "/memories/import", content=(exported + json.dumps(foreign) + "\nnot json\n").encode())
     assert report.json() == {"imported": 2, "lines": 4, "errors": [
-        "line 3: user_id 'someone-else' is not 'auth0|u1'", "line 4: not JSON (Expecting value)"]}
+        "line 3: user_id 'someone-else' is not 'auth0|u1'", "line 4: not JSON (Expecting value at column 1)"]}
     assert api.get("/palace/api/users/someone-else/memories").json() == []
     usage = api.get(base + "/usage").json()
     assert usage["prompt_tokens"] > 0 and usage["rows"]
