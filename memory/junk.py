@@ -66,10 +66,25 @@ _FACT_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.
                        r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+|(?<=[。！？；;])")
 
 
+# Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".
+_NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?:i|i'm|my)\b)|[，；、]\s*(?=我)"
+                             r"|[，,]?\s*(?:而且|并且)\s*(?=我)", re.IGNORECASE)
+
+
 def split_facts(text: str) -> list[str]:
-    """``text`` cut into its sentences, each one fact at most ("I live in Beijing. My favourite book is Dune." is
-    two); decimals ("72.5 kg"), abbreviations ("Dr. Li") and a sentence without a full stop stay whole."""
-    return [p.strip() for p in _FACT_END.split(text) if p.strip()]
+    """``text`` cut into its facts: sentences, and within one the statements about the user it joins ("I live in
+    Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
+    the tea). Decimals ("72.5 kg"), abbreviations ("Dr. Li") and "I live in Hangzhou, China" stay whole."""
+    out = []
+    for sentence in _FACT_END.split(text):
+        start = 0
+        for m in _NEXT_STATEMENT.finditer(sentence):
+            left = sentence[start:m.start()]
+            if len(left.split()) >= 3 or len(_CJK.findall(left)) >= 3:  # "My sister and I love..." stays one
+                out.append(left.strip())
+                start = m.end()
+        out.append(sentence[start:].strip())
+    return [p for p in out if p]
 
 
 def _content_free(sentence: str) -> bool:

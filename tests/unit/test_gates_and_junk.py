@@ -180,6 +180,11 @@ def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted
     ("我住在北京。我最喜欢的书是《红楼梦》。", ["我住在北京。", "我最喜欢的书是《红楼梦》。"]),
     ("My weight is 72.5 kg", ["My weight is 72.5 kg"]), ("Dr. Li is my doctor.", ["Dr. Li is my doctor."]),
     ("I have a dog", ["I have a dog"]),
+    ("I live in Hangzhou, and I love green tea.", ["I live in Hangzhou", "I love green tea."]),
+    ("I live in Hangzhou and I love green tea.", ["I live in Hangzhou", "I love green tea."]),
+    ("我住在杭州，我喜欢喝龙井茶。", ["我住在杭州", "我喜欢喝龙井茶。"]),
+    ("I live in Hangzhou, China.", ["I live in Hangzhou, China."]),
+    ("My sister and I love hiking.", ["My sister and I love hiking."]),
 ])
 def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str]) -> None:
     assert split_facts(text) == facts
