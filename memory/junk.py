@@ -71,6 +71,9 @@ _NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?
                              r"|[，,]?\s*(?:而且|并且)\s*(?=我)", re.IGNORECASE)
 
 
+_LEADING_AND = re.compile(r"^(?:and|also|plus)\s+(i|i'm|my)\b", re.IGNORECASE)  # "And I love green tea."
+
+
 def split_facts(text: str) -> list[str]:
     """``text`` cut into its facts: sentences, and within one the statements about the user it joins ("I live in
     Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
@@ -84,7 +87,7 @@ def split_facts(text: str) -> list[str]:
                 out.append(left.strip())
                 start = m.end()
         out.append(sentence[start:].strip())
-    return [p for p in out if p]
+    return [_LEADING_AND.sub(lambda m: m.group(1).capitalize(), p) for p in out if p]
 
 
 def _content_free(sentence: str) -> bool:

@@ -184,6 +184,8 @@ def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted
     ("I live in Hangzhou and I love green tea.", ["I live in Hangzhou", "I love green tea."]),
     ("我住在杭州，我喜欢喝龙井茶。", ["我住在杭州", "我喜欢喝龙井茶。"]),
     ("I live in Hangzhou, China.", ["I live in Hangzhou, China."]),
+    ("I live in Hangzhou. And I love green tea.", ["I live in Hangzhou.", "I love green tea."]),
+    ("I live in Hangzhou. and my dog is Max.", ["I live in Hangzhou.", "My dog is Max."]),
     ("My sister and I love hiking.", ["My sister and I love hiking."]),
 ])
 def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str]) -> None:
