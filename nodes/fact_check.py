@@ -215,7 +215,8 @@ class ExtractionPrefetch:
     KEEP = 64
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="palace-extract")
+        # as many as turns a server runs at once: a small pool would queue one user's extraction behind another's
+        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="palace-extract")
         self._lock = threading.Lock()
         self._pending: OrderedDict[str, tuple[BaseChatModel, list[BaseMessage], Future[Extracted]]] = OrderedDict()
 
