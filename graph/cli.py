@@ -192,30 +192,21 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
     from graph.api import run_turn, validate_turn
-    from graph.progress import AnswerPrinter, Spinner
+    from graph.progress import AnswerStream, Spinner
 
     settings = _settings(args)
     # before the model stack loads: bad input (and a message the model cannot hold) is a quick one-line error
     validate_turn(settings, args.user, args.session, args.message if args.resume is None else None, at=args.at)
-    streaming = not args.json and args.resume is None
-    answered: list[bool] = []  # once the answer is complete, the turn writes: Ctrl-C waits for that
 
     with Spinner("recalling") as spinner, _resources(settings) as res:
         deps = _deps(settings, res, make_models(settings))
-        printer = AnswerPrinter(spinner) if streaming else None
-
-        def on_answer() -> None:
-            answered.append(True)
-            if printer is not None:
-                printer.finish()
-
+        answer = AnswerStream(spinner, stream=not args.json and args.resume is None)
         result = run_interruptible(
             lambda: run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
-                             resume=args.resume, on_token=printer, on_answer=on_answer),
-            critical=lambda: bool(answered) or args.resume is not None)
+                             resume=args.resume, on_token=answer.on_token, on_answer=answer.on_answer),
+            critical=lambda: answer.answered or args.resume is not None)  # once answered, the turn writes
         spinner.stop()
-    if printer is not None and printer.started:
-        args.answer_printed = True
+    args.answer_printed = answer.started
     print_turn(turn_json(result), args, ZoneInfo(settings.timezone))
     return 0
 

@@ -19,7 +19,7 @@ from urllib.parse import quote
 import httpx
 
 from graph import endpoint
-from graph.progress import AnswerPrinter, Spinner
+from graph.progress import AnswerStream, Spinner
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
@@ -228,27 +228,19 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     if cmd == "chat":
         if args.resume is None and args.message is None:
             raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
-        streaming = not as_json and args.resume is None
         body = {"message": args.message, "session": args.session, "at": args.at, "important": args.important,
                 "resume": args.resume}
-        answered: list[bool] = []
         with Spinner("recalling") as spinner:
-            printer = AnswerPrinter(spinner) if streaming else None
-
-            def on_answer() -> None:
-                answered.append(True)
-                if printer is not None:
-                    printer.finish()
-
+            answer = AnswerStream(spinner, stream=not as_json and args.resume is None)
             try:
-                out = c.chat_stream(args.user, body, on_token=printer, on_answer=on_answer)
+                out = c.chat_stream(args.user, body, on_token=answer.on_token, on_answer=answer.on_answer)
             except PalaceError:
-                if printer is not None and printer.started and not answered:
+                if answer.started and not answer.answered:
                     print(flush=True)  # end the partial answer's line: the error's one line follows on stderr
                 raise
         from graph.cli import print_turn
 
-        args.answer_printed = printer is not None and printer.started
+        args.answer_printed = answer.started
         print_turn(out, args, datetime.now().astimezone().tzinfo or UTC)  # the same output as a turn run here
         return 0
     if cmd == "usage":

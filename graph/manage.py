@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +22,7 @@ from graph.deps import Deps
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
 from memory.events import MemoryEvent, MemoryEvents, event_at
 from memory.long_term import STATUSES, LongTermMemory, Memory, Status
-from memory.validation import check_id
+from memory.validation import check_id, resolve_prefix
 
 log = logging.getLogger(__name__)
 Choice = Literal["yes", "no", "both"]
@@ -44,32 +43,16 @@ def _status(value: str) -> Status:
     raise InvalidInputError(f"status must be one of {', '.join(STATUSES)} or all, got {value!r}")
 
 
-_FULL_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_PREFIX = re.compile(r"^[0-9a-f-]{4,36}$")
-
-
 def resolve_id(deps: Deps, user_id: str, given: str, *, forgotten: bool = False) -> str:
-    """The full id of ``user_id``'s memory that ``given`` names: a full id, or a prefix of at least 4 characters
-    (the short ids ``memories list`` prints). Unknown: exit 4; a prefix several memories share: exit 2 naming
-    them. ``forgotten`` also looks in the history (a forgotten memory has a history, not a point)."""
+    """The full id of ``user_id``'s memory that ``given`` names (:func:`memory.validation.resolve_prefix`).
+    ``forgotten`` also looks in the history (a forgotten memory has a history, not a point)."""
     check_id("user id", user_id, max_length=deps.settings.max_id_length)
-    wanted = given.strip().lower()
-    if _FULL_ID.match(wanted):
-        return wanted
-    if not _PREFIX.match(wanted):
-        if re.fullmatch(r"[0-9a-f-]{1,3}", wanted):
-            raise InvalidInputError(f"{given!r} is too short to name a memory: give at least 4 characters of its id")
-        raise NotFoundError(f"no memory {given!r} for user {user_id!r}")
-    matches = sorted({m.id for m in deps.long_term().scroll(user_id) if m.id.startswith(wanted)})
-    if forgotten and not matches:
-        matches = sorted(i for i in deps.events().ids_with_prefix(user_id, wanted) if i.startswith(wanted))
-    if not matches:
-        raise NotFoundError(f"no memory {given!r} for user {user_id!r}")
-    if len(matches) > 1:
-        shown = ", ".join(m[:13] for m in matches[:5]) + (", ..." if len(matches) > 5 else "")
-        raise InvalidInputError(f"{given!r} names {len(matches)} memories of {user_id!r} ({shown}): give more of "
-                                "the id")
-    return matches[0]
+
+    def matching(prefix: str) -> list[str]:
+        found = [m.id for m in deps.long_term().scroll(user_id) if m.id.startswith(prefix)]
+        return found if found or not forgotten else deps.events().ids_with_prefix(user_id, prefix)
+
+    return resolve_prefix("memory", "memories", given, user_id, matching)
 
 
 def show_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:

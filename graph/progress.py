@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
+from collections.abc import Callable
 from typing import TextIO
 
 
@@ -77,3 +78,27 @@ class AnswerPrinter:
             self.stream.write("\n")
             self.stream.flush()
         self.spinner.say("saving memories")
+
+
+class AnswerStream:
+    """A chat command's view of its running turn, local or through a server: the answer printed as it is generated
+    (``stream``; else nothing until the end) and whether it is complete (after which the turn writes memory, and
+    Ctrl-C waits for that)."""
+
+    def __init__(self, spinner: Spinner, *, stream: bool) -> None:
+        self.printer = AnswerPrinter(spinner) if stream else None
+        self.answered = False
+
+    @property
+    def on_token(self) -> Callable[[str], None] | None:
+        return self.printer
+
+    @property
+    def started(self) -> bool:
+        """Some of the answer was printed."""
+        return self.printer is not None and self.printer.started
+
+    def on_answer(self) -> None:
+        self.answered = True
+        if self.printer is not None:
+            self.printer.finish()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -19,7 +18,7 @@ from pydantic import BaseModel
 
 from memory import pg_base as sql
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
-from memory.validation import check_id, check_text
+from memory.validation import check_id, check_text, resolve_prefix
 
 TaskStatus = Literal["active", "completed", "cancelled"]
 GroupBy = Literal["day", "session", "node", "model"]
@@ -60,7 +59,6 @@ def _last_connect_error(url: str) -> str | None:
 # url -> (monotonic time of the last failure, why): once PostgreSQL failed, further calls in the next few seconds
 # fail at once instead of each waiting for the pool's timeout (a turn makes several: tasks, ledger, history).
 _DOWN: dict[str, tuple[float, str]] = {}
-_TASK_PREFIX = re.compile(r"[0-9a-f]{4}[0-9a-f-]{0,32}")
 DOWN_FOR_S = 5.0
 
 
@@ -145,24 +143,15 @@ class TaskStore:
     def _task_id(self, conn: Any, user_id: str, task_id: str) -> uuid.UUID:
         """The task ``task_id`` names: a full id, or a prefix of at least 4 hex digits of one of the user's tasks
         (the short ids ``palace tasks list`` prints). A prefix two tasks share is refused, naming them."""
-        given = str(task_id).strip().lower()
         try:
-            return uuid.UUID(given)
+            return uuid.UUID(str(task_id).strip())  # any spelling of a full id
         except ValueError:
             pass
-        if not _TASK_PREFIX.fullmatch(given):
-            if re.fullmatch(r"[0-9a-f-]{1,3}", given):
-                raise InvalidInputError(f"{task_id!r} is too short to name a task: give at least 4 characters of "
-                                        "its id")
-            raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
-        rows = conn.execute(sql.SELECT_TASK_IDS_LIKE, (user_id, given + "%")).fetchall()
-        if not rows:
-            raise NotFoundError(f"no task {task_id!r} for user {user_id!r}")
-        if len(rows) > 1:
-            shown = ", ".join(str(r[0])[:13] for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
-            raise InvalidInputError(f"{task_id!r} names {len(rows)} tasks of {user_id!r} ({shown}): give more of "
-                                    "the id")
-        return uuid.UUID(str(rows[0][0]))
+
+        def matching(prefix: str) -> list[str]:
+            return [str(r[0]) for r in conn.execute(sql.SELECT_TASK_IDS_LIKE, (user_id, prefix + "%")).fetchall()]
+
+        return uuid.UUID(resolve_prefix("task", "tasks", str(task_id), user_id, matching))
 
     def create(self, user_id: str, session_id: str, title: str, steps: Sequence[str]) -> Task:
         self._uid(user_id)

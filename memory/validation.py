@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
-from memory.errors import InvalidInputError
+from memory.errors import InvalidInputError, NotFoundError
 
 # Letters and digits of any script, plus `_ . @ - + | = ~ !`: the ids identity providers hand out
 # (`auth0|123`, `google-oauth2|123`, `samlp|acme|jo`, `jo+tag@example.com`) pass as they are. Refused on purpose:
@@ -57,3 +58,27 @@ def check_text(kind: str, value: object, *, max_chars: int) -> str:
     if "\x00" in value:
         raise InvalidInputError(f"{kind} contains a NUL character")
     return value
+
+
+_FULL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_ID_PREFIX = re.compile(r"[0-9a-f-]{4,36}")
+
+
+def resolve_prefix(kind: str, kinds: str, given: str, owner: str, matching: Callable[[str], Iterable[str]]) -> str:
+    """The full id of ``owner``'s ``kind`` (memory, task) that ``given`` names: a full id, or a prefix of at least
+    4 characters (the short ids the lists print); ``matching(prefix)`` gives the owner's ids that may start with it.
+    Unknown: NotFoundError (exit 4); too short, or a prefix several share: InvalidInputError (exit 2) naming them."""
+    wanted = given.strip().lower()
+    if _FULL_ID.fullmatch(wanted):
+        return wanted
+    if not _ID_PREFIX.fullmatch(wanted):
+        if re.fullmatch(r"[0-9a-f-]{1,3}", wanted):
+            raise InvalidInputError(f"{given!r} is too short to name a {kind}: give at least 4 characters of its id")
+        raise NotFoundError(f"no {kind} {given!r} for user {owner!r}")
+    found = sorted({i for i in matching(wanted) if i.startswith(wanted)})
+    if not found:
+        raise NotFoundError(f"no {kind} {given!r} for user {owner!r}")
+    if len(found) > 1:
+        shown = ", ".join(i[:13] for i in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise InvalidInputError(f"{given!r} names {len(found)} {kinds} of {owner!r} ({shown}): give more of the id")
+    return found[0]
