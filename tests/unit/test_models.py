@@ -44,3 +44,52 @@ def test_model_errors_are_one_line(exc: Exception, words: str) -> None:
     err = _model_error(model, exc, "chat")
     assert isinstance(err, ModelError) and err.exit_code == 3
     assert words in str(err) and "\n" not in str(err) and "'local'" in str(err)
+
+
+def test_messages_and_tools_reach_the_server_exactly_as_openais_transform_would_send_them() -> None:
+    """make_chat_openai's client skips openai's request transform for the messages and tools (1 ms a message on
+    the answer's path): the bodies must be the stock client's, byte for byte, for every kind of message."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+
+    from bench.model_server import FixedLatencyModel
+
+    @tool
+    def add_step(task_id: str, step: str, done: bool = False) -> str:
+        """Add a step to a task."""
+        return "ok"
+
+    messages = [SystemMessage("You are helpful. 记住：用户住在杭州。"), HumanMessage("Hi! I live in Hangzhou."),
+                AIMessage("", tool_calls=[{"name": "add_step", "args": {"task_id": "ab12", "step": "x"},
+                                           "id": "call_1"}]),
+                ToolMessage("ok", tool_call_id="call_1"), AIMessage("Noted."), HumanMessage("我现在住在哪里？")]
+    with FixedLatencyModel(0) as server:
+        ours = make_chat_openai(get_settings(), "m", server.url, None)
+        stock = ChatOpenAI(model="m", base_url=server.url, api_key="unused", timeout=ours.request_timeout,
+                           max_retries=ours.max_retries, temperature=ours.temperature, stream_usage=True,
+                           extra_body=ours.extra_body)
+        assert type(ours.client).__name__ == "PlainCompletions" and type(stock.client).__name__ == "Completions"
+        for model in (ours, stock):
+            model.invoke(messages)
+            list(model.stream(messages))
+            model.bind_tools([add_step]).invoke(messages)
+        assert len(server.bodies) == 6
+        for mine, theirs in zip(server.bodies[:3], server.bodies[3:], strict=True):
+            assert mine == theirs
+        assert server.bodies[2]["tools"][0]["function"]["name"] == "add_step"
+        assert server.bodies[0]["messages"][2]["tool_calls"][0]["id"] == "call_1"
+
+
+async def test_the_async_client_sends_the_same_body() -> None:
+    from langchain_core.messages import HumanMessage
+
+    from bench.model_server import FixedLatencyModel
+
+    with FixedLatencyModel(0) as server:
+        model = make_chat_openai(get_settings(), "m", server.url, None)
+        assert type(model.async_client).__name__ == "AsyncPlainCompletions"
+        await model.ainvoke([HumanMessage("hello")])
+        model.invoke([HumanMessage("hello")])
+        assert server.bodies[0] == server.bodies[1] and server.bodies[0]["messages"] == [
+            {"role": "user", "content": "hello"}]
