@@ -11,10 +11,15 @@ Every call is logged with its start and end, so a benchmark can tell how much mo
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import re
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -63,6 +68,7 @@ class FixedLatencyModel:
         self.break_marker = break_marker
         self.log = CallLog()
         self.words_sent: list[tuple[float, str]] = []  # (perf_counter s, word) of every streamed word
+        self.bodies: list[dict[str, Any]] = []  # every request body, as received
         # When set, a streamed answer waits for this event after its first word: a test sees what reached the
         # user while the model is still generating, with no timing involved.
         self.hold_after_first_word: threading.Event | None = None
@@ -74,9 +80,17 @@ class FixedLatencyModel:
             def log_message(self, *args: Any) -> None:  # quiet
                 return
 
+            def do_GET(self) -> None:  # the call log, for a benchmark running this server in another process
+                if self.path.rstrip("/").endswith("/_calls"):
+                    with server.log.lock:
+                        self._send(200, {"calls": server.log.calls})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
             def do_POST(self) -> None:
                 start = time.perf_counter()
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                server.bodies.append(body)
                 prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
                 fmt = body.get("response_format") or {}
                 schema = (fmt.get("json_schema") or {}).get("name", "") if isinstance(fmt, dict) else ""
@@ -146,3 +160,56 @@ class FixedLatencyModel:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class ServerProcess:
+    """:class:`FixedLatencyModel` in a process of its own, as a model server is: the benchmarked process then
+    shares its interpreter (and its GIL) with nothing but itself, as it would in production. Call times are
+    ``time.perf_counter`` seconds, which on Linux is the system-wide monotonic clock, so they compare with the
+    parent's. ``with ServerProcess(150) as m: ... m.calls_between(t0, t1)``."""
+
+    def __init__(self, latency_ms: float) -> None:
+        self.latency_ms = latency_ms
+        self.url = ""
+        self._proc: subprocess.Popen[str] | None = None
+        self._calls: list[tuple[float, float, str]] = []
+
+    def __enter__(self) -> ServerProcess:
+        self._proc = subprocess.Popen([sys.executable, "-m", "bench.model_server", "--latency-ms",
+                                       str(self.latency_ms)], stdout=subprocess.PIPE, text=True)
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline().strip()
+        if not line.startswith("http://"):
+            self._proc.kill()
+            raise RuntimeError(f"the model server did not start (printed {line!r})")
+        self.url = line
+        return self
+
+    def calls_between(self, start: float, end: float) -> list[tuple[float, float, str]]:
+        """The calls that started and ended within [start, end] (fetched once, after the run: call
+        :meth:`fetch` first)."""
+        return [c for c in self._calls if c[0] >= start and c[1] <= end]
+
+    def fetch(self) -> None:
+        with urllib.request.urlopen(f"{self.url}/_calls", timeout=10) as r:
+            self._calls = [(float(a), float(b), str(k)) for a, b, k in json.load(r)["calls"]]
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.model_server", description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-ms", type=float, default=150, help="wait before the first byte of each call")
+    parser.add_argument("--word-ms", type=float, default=0, help="between two streamed words")
+    args = parser.parse_args(argv)
+    with FixedLatencyModel(args.latency_ms, word_ms=args.word_ms) as server:
+        print(server.url, flush=True)  # the parent reads the URL from the first line
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

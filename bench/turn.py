@@ -1,5 +1,6 @@
 """Answer first, measured: the real graph against an OpenAI-compatible model server with a fixed latency per call
-(bench/model_server.py, a real socket), next to the same model called bare (the user's message only, no memory).
+(bench/model_server.py in a process of its own, a real socket), next to the same model called bare (the user's
+message only, no memory), the two alternating.
 
 For each turn: time to the answer's first token (the respond node's first streamed token), the whole turn, and
 how much model time the turn waited for, in calls (the union of the server's call intervals during the turn over
@@ -21,7 +22,7 @@ from zoneinfo import ZoneInfo
 from langchain_core.messages import HumanMessage
 from pydantic import SecretStr
 
-from bench.model_server import FixedLatencyModel
+from bench.model_server import ServerProcess
 from bench.retrieval import progress
 from bench.stats import percentile
 from graph.api import forget_user, run_turn
@@ -62,31 +63,32 @@ class _FirstToken:
             self.at = time.perf_counter()
 
 
-def run(turns: int = 40, calls_ms: int = 150) -> dict[str, Any]:
-    with FixedLatencyModel(calls_ms) as server, tempfile.TemporaryDirectory(prefix="palace-turn-") as tmp:
+def run(turns: int = 60, calls_ms: int = 150) -> dict[str, Any]:
+    """The model server runs in a process of its own, as a model server does (in this process it would share the
+    GIL with the turn and slow the graph's side only). A bare call and a turn alternate, so the machine's load
+    falls on both alike."""
+    with ServerProcess(calls_ms) as server, tempfile.TemporaryDirectory(prefix="palace-turn-") as tmp:
         settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai",
                                 chat_model="fixed-latency", chat_base_url=server.url, chat_api_key="unused",
                                 data_dir=Path(tmp) / "data")
         bare_model = make_chat_openai(settings, "fixed-latency", server.url, SecretStr("unused"))
-        bare_ttft, bare_turn = [], []
-        for i in range(turns + WARMUP):
-            t0 = time.perf_counter()
-            got: float | None = None
-            for _ in bare_model.stream([HumanMessage(message(i))]):
-                got = got or time.perf_counter()
-            if i >= WARMUP:
-                bare_ttft.append(((got or time.perf_counter()) - t0) * 1000)
-                bare_turn.append((time.perf_counter() - t0) * 1000)
-
         client = EdgeClient(Path(tmp) / "edge")
         resources = Resources(settings, _qdrant=client)
         deps = Deps(settings, resources=resources)
         tz = ZoneInfo(settings.timezone)
         start = datetime(2026, 9, 14, 8, 0, tzinfo=tz)
-        ttft, turn_ms, on_path = [], [], []
+        bare_ttft, bare_turn, ttft, turn_ms, spans = [], [], [], [], []
         user = f"bench-turn-{uuid.uuid4().hex[:6]}"
         try:
             for i in progress(range(turns + WARMUP), "turns"):
+                t0 = time.perf_counter()
+                got: float | None = None
+                for _ in bare_model.stream([HumanMessage(message(i))]):
+                    got = got or time.perf_counter()
+                t1 = time.perf_counter()
+                if i >= WARMUP:
+                    bare_ttft.append(((got or t1) - t0) * 1000)
+                    bare_turn.append((t1 - t0) * 1000)
                 stamp = _FirstToken()
                 t0 = time.perf_counter()
                 run_turn(deps, user, "day", message(i), at=(start + timedelta(minutes=3 * i)).isoformat(),
@@ -95,11 +97,13 @@ def run(turns: int = 40, calls_ms: int = 150) -> dict[str, Any]:
                 if i >= WARMUP:
                     ttft.append(((stamp.at or t1) - t0) * 1000)
                     turn_ms.append((t1 - t0) * 1000)
-                    on_path.append(_union_s(server.log.between(t0, t1)) * 1000 / calls_ms)
+                    spans.append((t0, t1))
+            server.fetch()
         finally:
             forget_user(deps, user)
             resources.close()
             client.close()
+    on_path = [_union_s(server.calls_between(t0, t1)) * 1000 / calls_ms for t0, t1 in spans]
     return {"calls_ms": calls_ms, "bare_ttft_p95_ms": round(percentile(bare_ttft, 95), 1),
             "ttft_p95_ms": round(percentile(ttft, 95), 1), "bare_turn_p50_ms": round(percentile(bare_turn, 50), 1),
             "turn_p50_ms": round(percentile(turn_ms, 50), 1), "turn_p95_ms": round(percentile(turn_ms, 95), 1),
@@ -107,7 +111,7 @@ def run(turns: int = 40, calls_ms: int = 150) -> dict[str, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--turns", type=int, default=40, help=f"timed turns (default 40, after {WARMUP} warm-up)")
+    parser.add_argument("--turns", type=int, default=40, help=f"timed turns (default 60, after {WARMUP} warm-up)")
     parser.add_argument("--calls-ms", type=int, default=150, help="the model server's latency per call (150)")
 
 
