@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
+from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -11,6 +16,8 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.state import State, Turn, Usage
 from memory.errors import InvalidInputError
+
+T = TypeVar("T")
 
 
 def context_of(runtime: Runtime[Context]) -> Context:
@@ -56,3 +63,29 @@ def add_usage(state: State, node: str, model: str, prompt_tokens: int, completio
     """The row to append to the turn's ``usage`` (the state's reducer adds it to the others)."""
     return [Usage(node=node, model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                   baseline_prompt_tokens=baseline)]
+
+
+class Prefetch(Generic[T]):
+    """Work a turn needs later, started early so it runs beside what comes first: ingest starts the query
+    embedding and the extraction call (both need only the message), recall and fact_check take them by turn id.
+    A turn whose work is missing (resumed, replayed, served by another process) does it inline. Bounded: results
+    nobody took (a turn that failed in between) are dropped, oldest first."""
+
+    KEEP = 64
+
+    def __init__(self, name: str, workers: int) -> None:
+        # as many workers as turns a server runs at once: a small pool would queue one user's work behind another's
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self._lock = threading.Lock()
+        self._pending: OrderedDict[str, Future[T]] = OrderedDict()
+
+    def start(self, key: str, work: Callable[[], T]) -> None:
+        future = self._pool.submit(work)
+        with self._lock:
+            self._pending[key] = future
+            while len(self._pending) > self.KEEP:
+                self._pending.popitem(last=False)
+
+    def take(self, key: str) -> Future[T] | None:
+        with self._lock:
+            return self._pending.pop(key, None)

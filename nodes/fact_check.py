@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Literal
 
@@ -45,7 +42,7 @@ from memory.junk import (
 from memory.long_term import Hit, memory_id
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
-from nodes._turn import clock, context_of, turn_of
+from nodes._turn import Prefetch, clock, context_of, turn_of
 
 log = logging.getLogger(__name__)
 
@@ -207,46 +204,30 @@ def _extract(extractor: BaseChatModel, request: list[BaseMessage]) -> Extracted:
         return None, None, True
 
 
-class ExtractionPrefetch:
-    """The extraction call of a turn, started by ingest (it needs only the message), so it runs beside recall and
-    the answer instead of after recall: fact_check takes the result. A turn whose prefetch is missing (a resumed
-    or replayed turn, another process) extracts inline. Bounded: results nobody took are dropped, oldest first."""
+TurnExtraction = tuple[BaseChatModel, list[BaseMessage], Extracted]  # (extractor, request, result)
 
-    KEEP = 64
 
-    def __init__(self) -> None:
-        # as many as turns a server runs at once: a small pool would queue one user's extraction behind another's
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="palace-extract")
-        self._lock = threading.Lock()
-        self._pending: OrderedDict[str, tuple[BaseChatModel, list[BaseMessage], Future[Extracted]]] = OrderedDict()
+def _extractions(deps: Deps) -> Prefetch[TurnExtraction]:
+    return deps.memo("extraction_prefetch", lambda: Prefetch[TurnExtraction]("palace-extract", 32))
 
-    def start(self, deps: Deps, ctx: Context, turn: Turn) -> None:
-        extractor, request = _extraction_request(deps, ctx, turn)
-        future = self._pool.submit(_extract, extractor, request)
-        with self._lock:
-            self._pending[turn["id"]] = (extractor, request, future)
-            while len(self._pending) > self.KEEP:
-                self._pending.popitem(last=False)
 
-    def take(self, turn_id: str) -> tuple[BaseChatModel, list[BaseMessage], Future[Extracted]] | None:
-        with self._lock:
-            return self._pending.pop(turn_id, None)
+def _extraction(extractor: BaseChatModel, request: list[BaseMessage]) -> TurnExtraction:
+    return extractor, request, _extract(extractor, request)
 
 
 def prefetch_extraction(deps: Deps, ctx: Context, turn: Turn) -> None:
     """Start the turn's extraction now (ingest calls this); nothing for a message that is junk."""
     if not junk_reason(turn["message"]):
-        deps.memo("extraction_prefetch", ExtractionPrefetch).start(deps, ctx, turn)
+        extractor, request = _extraction_request(deps, ctx, turn)
+        _extractions(deps).start(turn["id"], lambda: _extraction(extractor, request))
 
 
-def extraction_of(deps: Deps, ctx: Context, turn: Turn) -> tuple[BaseChatModel, list[BaseMessage], Extracted]:
+def extraction_of(deps: Deps, ctx: Context, turn: Turn) -> TurnExtraction:
     """The turn's extraction: the prefetched call's result when ingest started one, else a call now."""
-    started = deps.memo("extraction_prefetch", ExtractionPrefetch).take(turn["id"])
+    started = _extractions(deps).take(turn["id"])
     if started is not None:
-        extractor, request, future = started
-        return extractor, request, future.result()
-    extractor, request = _extraction_request(deps, ctx, turn)
-    return extractor, request, _extract(extractor, request)
+        return started.result()
+    return _extraction(*_extraction_request(deps, ctx, turn))
 
 
 def make_fact_check(deps: Deps) -> Any:

@@ -21,6 +21,7 @@ from memory.temporal import parse_timestamp, zone
 from memory.validation import check_id, check_text
 from nodes._turn import context_of
 from nodes.fact_check import prefetch_extraction
+from nodes.recall import prefetch_query
 
 
 def _session(ctx: Context) -> str:
@@ -50,7 +51,8 @@ def make_ingest(deps: Deps) -> Any:
         pushed = deps.short_term().push(user, session, "user", text, ts_ms=now_ms)
         turn = Turn(id=pushed.entry.id, user_id=user, session_id=session, now_ms=now_ms, timezone=tz_name,
                     message=text)
-        prefetch_extraction(deps, ctx, turn)  # the answer comes first: memory work starts beside recall
+        prefetch_query(deps, turn)  # the answer comes first: recall's embedding starts now,
+        prefetch_extraction(deps, ctx, turn)  # and the memory work beside recall
         return {"turn": turn, "tool_rounds": 0, "usage": Overwrite([]), "verdicts": [], "extraction": None,
                 "used": [], "confirmations": [],
                 "degraded": {},

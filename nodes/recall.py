@@ -3,20 +3,45 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.deps import Deps
-from graph.state import RecalledMemory, State
+from graph.state import RecalledMemory, State, Turn
+from memory.embeddings import Embedder
 from memory.errors import ServiceUnavailableError
 from memory.junk import asks
 from memory.long_term import LongTermMemory
 from memory.recall import recall
-from nodes._turn import clock, turn_of
+from nodes._turn import Prefetch, clock, turn_of
 
 log = logging.getLogger(__name__)
+
+
+def _queries(deps: Deps) -> Prefetch[list[float]]:
+    return deps.memo("query_prefetch", lambda: Prefetch[list[float]]("palace-embed", 32))
+
+
+def prefetch_query(deps: Deps, turn: Turn) -> None:
+    """Embed the turn's message now (ingest calls this): it runs beside the graph's steps and recall's reads of
+    the short-term window, the tasks and the outbox, instead of after them, on the path to the answer."""
+    _queries(deps).start(turn["id"], lambda: deps.embeddings.embed_query(turn["message"]))
+
+
+class _Prefetched:
+    """``embedder`` with the message's query vector already under way."""
+
+    def __init__(self, embedder: Embedder, message: str, vector: Future[list[float]]) -> None:
+        self._embedder, self._message, self._vector = embedder, message, vector
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector.result() if text == self._message else self._embedder.embed_query(text)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._embedder.embed_documents(texts)
 
 
 def _flush_outbox(deps: Deps, ltm: LongTermMemory, user: str, degraded: dict[str, Any]) -> None:
@@ -35,6 +60,8 @@ def make_recall(deps: Deps) -> Any:
         s = deps.settings
         turn = turn_of(state)
         user, session = turn["user_id"], turn["session_id"]
+        vector = _queries(deps).take(turn["id"])
+        embeddings = deps.embeddings if vector is None else _Prefetched(deps.embeddings, turn["message"], vector)
         window = deps.short_term().window(user, session)
         entries = [{"role": e.role, "content": e.content, "ts": e.ts} for e in window.entries if e.id != turn["id"]]
         degraded: dict[str, Any] = dict(state.get("degraded") or {})
@@ -47,7 +74,7 @@ def make_recall(deps: Deps) -> Any:
         try:
             ltm = deps.long_term()
             _flush_outbox(deps, ltm, user, degraded)
-            result = recall(ltm, deps.embeddings, user, turn["message"], clock(turn),
+            result = recall(ltm, embeddings, user, turn["message"], clock(turn),
                             search_k=s.search_top_k, top_k=s.recall_top_k, config=deps.ranking(),
                             time_filter=asks(turn["message"]))
         except ServiceUnavailableError as exc:
