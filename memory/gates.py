@@ -123,6 +123,31 @@ def single_valued_slots(text: str) -> frozenset[str]:
     return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
 
 
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\s.。!！,，;；]+", "", text.lower())
+
+
+def _subsequence(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def drops_slot(candidate: str, message: str) -> bool:
+    """Is ``candidate`` one of the message's statements with words left out, among them what said what it is
+    about? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives, so a
+    later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check)."""
+    from memory.junk import split_facts
+
+    short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
+    if not short:
+        return False
+    for clause in split_facts(message):
+        long = _squeezed(clause)
+        if len(short) < len(long) and _subsequence(short, long) and slots(clause) - slots(candidate):
+            return True
+    return False
+
+
 def states_change(candidate: str, existing: str, cosine: float, config: GateConfig) -> bool:
     """Does ``candidate`` say, in the user's words, that the value ``existing`` holds has changed? Both hold the same
     one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the

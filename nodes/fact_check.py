@@ -27,7 +27,7 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, could_change, gate, states_change
+from memory.gates import GateConfig, could_change, drops_slot, gate, states_change
 from memory.junk import (
     about_the_user,
     grounded,
@@ -90,7 +90,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     # one fact per memory: an extractor's "I live in Beijing. My favourite book is ..." is two memories (a later
     # "I moved" can then retire where the user lived without retiring the book)
     split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
-    items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)]
+    items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)
+             and not drops_slot(m.text, message)]
     if not items:
         stated = about_the_user(message)
         items = [ExtractedMemory(text=stated)] if stated else []

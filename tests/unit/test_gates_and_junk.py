@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.gates import gate, gates_for, reason_contradicts, same_statement, same_subject, slots, states_change
+from memory.gates import (
+    drops_slot,
+    gate,
+    gates_for,
+    reason_contradicts,
+    same_statement,
+    same_subject,
+    slots,
+    states_change,
+)
 from memory.junk import grounded, is_junk, junk_reason, respaced, split_facts, statements, without_preamble
 from tests.data.gate_pairs import PAIRS
 
@@ -211,3 +220,33 @@ def test_a_models_echo_of_remember_that_goes_when_the_user_asked(extracted: str,
 ])
 def test_a_candidate_keeps_the_users_time_words(candidate: str, message: str, ok: bool) -> None:
     assert grounded(candidate, message) is ok
+
+
+@pytest.mark.parametrize(("candidate", "message", "drops"), [
+    ("我在杭州", "我住在杭州。", True),  # no longer where the user lives: "我搬到了上海" could not retire it
+    ("用户在杭州", "我住在杭州，我喜欢喝龙井茶。", True),
+    ("I in Hangzhou", "I live in Hangzhou.", True),
+    ("我在医院", "我在医院工作。", True),
+    ("我住在杭州", "我住在杭州。", False),
+    ("I live in Hangzhou", "I live in Hangzhou and I love green tea.", False),
+    ("我喜欢茶", "我很喜欢茶。", False),  # words left out, but nothing the memory is about
+    ("My sister is Anna", "My sister is called Anna.", True),  # "called" named the slot: the user's words win
+    ("", "我住在杭州。", False),
+])
+def test_a_candidate_may_not_leave_out_what_the_statement_is_about(candidate: str, message: str,
+                                                                   drops: bool) -> None:
+    assert drops_slot(candidate, message) is drops
+
+
+def test_the_users_clause_is_kept_when_the_extractor_dropped_its_verb() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from nodes.fact_check import Extraction, candidates_from
+
+    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
+    extraction = Extraction.model_validate({"memories": [{"text": "用户在杭州", "when": ""},
+                                                         {"text": "我喜欢喝龙井茶", "when": ""}]})
+    kept = [c["text"] for c in candidates_from(extraction, "我住在杭州，我喜欢喝龙井茶。", now, important=False,
+                                               max_tokens=200, encoding="o200k_base")]
+    assert sorted(kept) == ["我住在杭州", "我喜欢喝龙井茶"]
