@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -34,12 +35,13 @@ def run_all(benches: dict[str, Any], only: list[str] | None = None) -> dict[str,
             continue
         module = benches[name]
         print(f"bench: running {name} ...", file=sys.stderr, flush=True)
-        t0 = time.perf_counter()
+        t0, load = time.perf_counter(), os.getloadavg()[0]
         args = argparse.ArgumentParser()
         module.add_arguments(args)
         result = module.main(args.parse_args([]))
         result["_meta"] = {"seconds": round(time.perf_counter() - t0, 1), "commit": _commit(),
-                           "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": _machine()}
+                           "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": _machine(),
+                           "load": [round(load, 1), round(os.getloadavg()[0], 1)]}
         (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
         print(module.report(result), file=sys.stderr, flush=True)
         done[name] = result
@@ -57,8 +59,6 @@ def _commit() -> str:
 
 
 def _machine() -> str:
-    import os
-
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
@@ -294,8 +294,9 @@ def write_report() -> Path:
             meta = data[name].get("_meta", {})
             lines += render(data[name])
             if meta:
+                load = f", load average {meta['load'][0]} -> {meta['load'][1]}" if meta.get("load") else ""
                 lines += [f"<sub>{name}: commit {meta.get('commit')}, {meta.get('at')}, {meta.get('machine')}, "
-                          f"{meta.get('seconds')} s</sub>", ""]
+                          f"{meta.get('seconds')} s{load}</sub>", ""]
     REPORT.write_text("\n".join(lines))
     return REPORT
 
