@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_SENTENCES = re.compile(r"[^.!?。！？；;\n]+[.!?。！？；;]*")
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -58,12 +57,13 @@ _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to
                    re.IGNORECASE)
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCES.findall(text) if s.strip()]
-
-
+# Where a sentence ends: not inside "72.5" or after "Dr." (the user's "I weigh 72.5 kg" is not "I weigh 72").
 _FACT_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bvs\.)"
-                       r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+|(?<=[。！？；;])")
+                       r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=\.)\s+|(?<=[!?])(?![!?])\s*|(?<=[。！？；;])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _FACT_END.split(text) if s.strip()]
 
 
 # Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".

@@ -20,7 +20,18 @@ from memory.gates import (
     slots,
     states_change,
 )
-from memory.junk import grounded, is_junk, junk_reason, respaced, split_facts, statements, without_preamble
+from memory.junk import (
+    about_the_user,
+    grounded,
+    is_junk,
+    junk_reason,
+    respaced,
+    sentences,
+    split_facts,
+    statements,
+    uncovered_statements,
+    without_preamble,
+)
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -55,6 +66,16 @@ def test_statements_keep_only_the_facts_of_a_mixed_message() -> None:
     assert statements("Hi! I live in Hangzhou. Where do I live?") == "I live in Hangzhou."
     assert statements("你好！我住在杭州。我住在哪里？") == "我住在杭州。"
     assert statements("thanks, bye") == ""
+
+
+def test_a_decimal_or_an_abbreviation_does_not_end_the_users_sentence() -> None:
+    """When the extractor fails, the message's own statements are stored: "I weigh 72.5 kg" must not become
+    "I weigh 72", nor "Dr. Li is my doctor" "Li is my doctor"."""
+    message = "Hi!I weigh 72.5 kg. Dr. Li is my doctor.\nWhere do I live?"
+    assert sentences(message) == ["Hi!", "I weigh 72.5 kg.", "Dr. Li is my doctor.", "Where do I live?"]
+    assert about_the_user(message) == "I weigh 72.5 kg. Dr. Li is my doctor."
+    assert uncovered_statements("I weigh 72.5 kg, and my doctor is Dr. Li.", ["My doctor is Dr. Li"]) == [
+        "I weigh 72.5 kg"]
 
 
 @given(st.text(alphabet=st.sampled_from("🎉👍😀🙂!?.。，…～ \n\t"), max_size=30))
