@@ -148,6 +148,27 @@ def drops_slot(candidate: str, message: str) -> bool:
     return False
 
 
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing)\b|n't|[不没别未无]", re.IGNORECASE)
+
+
+def subsumed(short: str, long: str) -> bool:
+    """Does ``long`` say all that ``short`` says, about the same things? Two candidates of one turn: "I love tea"
+    and "I love green tea", "我喜欢书《红楼梦》" and "我最喜欢的书是《红楼梦》" (the extractor's restatement). Every
+    number and slot of ``short`` is in ``long``, and its words all are, or it is ``long`` with words left out."""
+    from memory.junk import _grounding_units
+
+    a, b = _squeezed(short), _squeezed(long)
+    if not a or len(a) >= len(b) or not set(_NUMBER.findall(short)) <= set(_NUMBER.findall(long)):
+        return False
+    if not slots(short) <= slots(long) or len(_NEGATION.findall(short)) != len(_NEGATION.findall(long)):
+        return False  # "I like tea" is not in "I do not like tea anymore"
+    units = _grounding_units(short)
+    if not units:
+        return False
+    coverage = len(units & _grounding_units(long)) / len(units)
+    return coverage == 1.0 or (coverage >= 0.5 and _subsequence(a, b))
+
+
 def states_change(candidate: str, existing: str, cosine: float, config: GateConfig) -> bool:
     """Does ``candidate`` say, in the user's words, that the value ``existing`` holds has changed? Both hold the same
     one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the

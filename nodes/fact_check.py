@@ -27,7 +27,7 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, could_change, drops_slot, gate, states_change
+from memory.gates import GateConfig, could_change, drops_slot, gate, states_change, subsumed
 from memory.junk import (
     about_the_user,
     grounded,
@@ -110,7 +110,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
         out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text),
                              important=important))
-    return out
+    # the extractor's restatements within the turn: "I love tea" beside "I love green tea" is one memory
+    return [c for c in out if not any(subsumed(c["text"], o["text"]) for o in out if o is not c)]
 
 
 def _verdict(cand: Candidate, new_id: str, decision: str, target: Hit | None, reason: str, *, said: str = "",

@@ -19,6 +19,7 @@ from memory.gates import (
     same_subject,
     slots,
     states_change,
+    subsumed,
 )
 from memory.junk import (
     about_the_user,
@@ -271,3 +272,34 @@ def test_the_users_clause_is_kept_when_the_extractor_dropped_its_verb() -> None:
     kept = [c["text"] for c in candidates_from(extraction, "我住在杭州，我喜欢喝龙井茶。", now, important=False,
                                                max_tokens=200, encoding="o200k_base")]
     assert sorted(kept) == ["我住在杭州", "我喜欢喝龙井茶"]
+
+
+@pytest.mark.parametrize(("short", "long", "one"), [
+    ("我喜欢书《红楼梦》", "我最喜欢的书是《红楼梦》", True),  # the extractor restated the user's favourite book
+    ("I love tea", "I love green tea", True),
+    ("I play violin", "I play the violin every day", True),
+    ("I don't eat meat", "I don't eat meat or fish", True),
+    ("I like tea", "I do not like tea anymore", False),  # not the same statement
+    ("我喜欢茶", "我不喜欢茶了", False),
+    ("My sister is Anna", "My sister Anna lives in Paris", False),  # who she is, where she lives: two facts
+    ("I have 2 cats", "I have 3 cats and a dog", False),
+    ("I live in Hangzhou", "I love Hangzhou food", False),
+    ("I live in Hangzhou", "I live in Hangzhou", False),  # the same text is not shorter
+])
+def test_a_candidate_another_candidate_says_more_of_is_one_memory(short: str, long: str, one: bool) -> None:
+    assert subsumed(short, long) is one
+
+
+def test_a_turns_restatements_are_stored_once() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from nodes.fact_check import Extraction, candidates_from
+
+    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
+    extraction = Extraction.model_validate({"memories": [{"text": "我最喜欢的书是《红楼梦》", "when": ""},
+                                                         {"text": "我喜欢书《红楼梦》", "when": ""},
+                                                         {"text": "我妹妹叫小雨", "when": ""}]})
+    kept = [c["text"] for c in candidates_from(extraction, "我最喜欢的书是《红楼梦》，我妹妹叫小雨。", now,
+                                               important=False, max_tokens=200, encoding="o200k_base")]
+    assert kept == ["我最喜欢的书是《红楼梦》", "我妹妹叫小雨"]
