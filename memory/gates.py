@@ -134,18 +134,28 @@ def _subsequence(short: str, long: str) -> bool:
 
 def drops_slot(candidate: str, message: str) -> bool:
     """Is ``candidate`` one of the message's statements with words left out, among them what said what it is
-    about? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives, so a
-    later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check)."""
-    from memory.junk import split_facts
+    about, or who? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives,
+    so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check)."""
+    from memory.junk import grounding_units, split_facts
 
     short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
     if not short:
         return False
+    units = grounding_units(candidate)
     for clause in split_facts(message):
         long = _squeezed(clause)
         if len(short) < len(long) and _subsequence(short, long) and slots(clause) - slots(candidate):
             return True
+        # or it lost who the statement is about: "我喜欢小梅，她在北京读大学" for "我妹妹叫小梅，她在北京读大学",
+        # "Mei's name is Mei" for "My sister's name is Mei"
+        lost = _people(clause) - _people(candidate) - {"self"}
+        if lost and units and len(units & grounding_units(clause)) / len(units) >= 0.5:
+            return True
     return False
+
+
+def _people(text: str) -> set[str]:
+    return {k.split(":", 1)[0] for k in slots(text)}
 
 
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing)\b|n't|[不没别未无]", re.IGNORECASE)
@@ -155,17 +165,17 @@ def subsumed(short: str, long: str) -> bool:
     """Does ``long`` say all that ``short`` says, about the same things? Two candidates of one turn: "I love tea"
     and "I love green tea", "我喜欢书《红楼梦》" and "我最喜欢的书是《红楼梦》" (the extractor's restatement). Every
     number and slot of ``short`` is in ``long``, and its words all are, or it is ``long`` with words left out."""
-    from memory.junk import _grounding_units
+    from memory.junk import grounding_units
 
     a, b = _squeezed(short), _squeezed(long)
     if not a or len(a) >= len(b) or not set(_NUMBER.findall(short)) <= set(_NUMBER.findall(long)):
         return False
     if not slots(short) <= slots(long) or len(_NEGATION.findall(short)) != len(_NEGATION.findall(long)):
         return False  # "I like tea" is not in "I do not like tea anymore"
-    units = _grounding_units(short)
+    units = grounding_units(short)
     if not units:
         return False
-    coverage = len(units & _grounding_units(long)) / len(units)
+    coverage = len(units & grounding_units(long)) / len(units)
     return coverage == 1.0 or (coverage >= 0.5 and _subsequence(a, b))
 
 

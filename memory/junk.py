@@ -48,12 +48,16 @@ _QUESTION_ZH = re.compile(r"(吗|呢|么|嘛)\W*$|^(请问|问一下|为什么|�
 _REQUEST_EN = re.compile(
     r"^\W*(please\s+)?(tell me|show me|give me|list|recall|summari[sz]e|explain|describe|remind me what|"
     r"what about|let me know|can you|could you|would you|will you|do you (know|remember)|help me (find|remember "
-    r"what)|search|look up|find)\b", re.IGNORECASE)
+    r"what)|search|look up|find|(create|make|add|set up|start|open) (me )?(a |an |the )?(new )?(task|"
+    r"reminder|to-?do|checklist|plan)s?)\b", re.IGNORECASE)
 _REQUEST_ZH = re.compile(r"^\W*(请)?(告诉我|给我讲|给我看|跟我说说|帮我查|帮我找|查一下|搜一下|"
-                         r"列出|说说|讲讲|总结一下|你记得|你还记得|你知道)")
+                         r"列出|说说|讲讲|总结一下|你记得|你还记得|你知道|(帮我)?(创建|新建|建|添加|加|设置|设)"
+                         r"(一个|一下|个)?(新的?)?(任务|待办|提醒|计划|清单))")
 # A candidate memory that only reports the conversation itself ("The user asked where they live.").
 _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to know|wanted to know|greeted|said "
-                   r"(hello|hi|thanks)|thanked|inquired|is wondering|问了?|询问|打招呼|问候|表示感谢|想知道)",
+                   r"(hello|hi|thanks)|thanked|inquired|is wondering|问了?|询问|打招呼|问候|表示感谢|想知道|"
+                   r"(wants|would like|asked|asks|requested)( me| you| the assistant)? to (create|make|add|set up|"
+                   r"remind)|(想|要|希望|要求|请求)(我|你|助手)?(帮忙)?(创建|新建|添加|设置|提醒))",
                    re.IGNORECASE)
 
 
@@ -83,11 +87,44 @@ def split_facts(text: str) -> list[str]:
         start = 0
         for m in _NEXT_STATEMENT.finditer(sentence):
             left = sentence[start:m.start()]
-            if len(left.split()) >= 3 or len(_CJK.findall(left)) >= 3:  # "My sister and I love..." stays one
+            if _whole(left):  # "My sister and I love..." stays one
                 out.append(left.strip())
                 start = m.end()
-        out.append(sentence[start:].strip())
+        out += _by_slot(sentence[start:].strip())
     return [_LEADING_AND.sub(lambda m: m.group(1).capitalize(), p) for p in out if p]
+
+
+def _whole(part: str) -> bool:
+    """Enough of a statement to stand alone (three words or three Chinese characters)."""
+    return len(part.split()) >= 3 or len(_CJK.findall(part)) >= 3
+
+
+# Where a sentence goes on about something else without saying who: "... and work at Tencent", "...，现在在阿里工作".
+_GOES_ON = re.compile(r",?\s+and\s+(?=[a-z])|[，,]\s*(?![我你他她它])", re.IGNORECASE)
+
+
+def _by_slot(statement: str) -> list[str]:
+    """``statement`` cut where it moves from one one-valued slot of the user to another, the subject repeated: "I
+    live in Shenzhen and work at Tencent" is "I live in Shenzhen" and "I work at Tencent" (as one memory, a later
+    "I moved" could retire neither)."""
+    from memory.gates import single_valued_slots
+
+    held = single_valued_slots(statement)
+    if len(held) < 2 or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
+        return [statement]
+    cjk = bool(_CJK.search(statement))
+    for m in _GOES_ON.finditer(statement):
+        left, right = statement[:m.start()].strip(), statement[m.end():].strip()
+        if not (_whole(left) and _whole(right)):
+            continue
+        if cjk and not right.startswith("我"):
+            right = "我" + right
+        elif not cjk and not re.match(r"(?:i|i'm)\b", right, re.IGNORECASE):
+            right = "I " + right
+        a, b = single_valued_slots(left), single_valued_slots(right)
+        if a and b and not a & b:
+            return [left, *_by_slot(right)]
+    return [statement]
 
 
 def _content_free(sentence: str) -> bool:
@@ -205,7 +242,7 @@ def respaced(candidate: str, message: str) -> str:
     return _WORD.sub(fix, candidate)
 
 
-def _grounding_units(text: str) -> set[str]:
+def grounding_units(text: str) -> set[str]:
     from memory.attribution import content_units
 
     return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
@@ -228,10 +265,10 @@ def grounded(candidate: str, message: str) -> bool:
     if _RELATIVE_TIME.findall(candidate.lower()) and not set(_RELATIVE_TIME.findall(candidate.lower())) <= set(
             _RELATIVE_TIME.findall(message.lower())):
         return False  # "下周五" extracted as "上周五": a memory must not move the user's plans in time
-    units = _grounding_units(candidate)
+    units = grounding_units(candidate)
     if not units:
         return False
-    return len(units & _grounding_units(message)) / len(units) >= 0.5
+    return len(units & grounding_units(message)) / len(units) >= 0.5
 
 
 # Relative time words: a candidate may only use those the message used.
@@ -249,14 +286,14 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
     covered when half its content units are in the extracted texts."""
-    have = set().union(*(_grounding_units(t) for t in extracted)) if extracted else set()
+    have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
     out = []
     for sentence in sentences(message):
         if junk_sentence(sentence) is not None or not _FIRST_PERSON.search(sentence):
             continue
         subject = "我" if _CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in _CLAUSE.split(sentence) if c and c.strip()):
-            units = _grounding_units(clause)
+            units = grounding_units(clause)
             if len(units) < 2 or junk_sentence(clause) is not None:
                 continue
             if len(units & have) / len(units) < 0.5:
