@@ -547,11 +547,19 @@ def zone(name: str) -> ZoneInfo:
 def event_time_ms(now: datetime, *phrases: str) -> int | None:
     """When something happened, in ms: the start of the first of ``phrases`` that names a time, resolved at
     ``now`` (the message's time). None when none does."""
+    recurring = any(_RECURRING.search(p) for p in phrases if p)
     for phrase in phrases:
         window = parse_time_window(phrase, now) if phrase else None
         if window is not None:
+            if recurring and _YEARLESS_DAY.match(window.phrase):
+                return None  # "my birthday is on March 14th" happens every year, not on 2026-03-14
             return int(window.start.timestamp() * 1000)
     return None
+
+
+# A date that comes back every year, when given without a year, is not an event.
+_RECURRING = re.compile(r"\b(birthdays?|anniversary|anniversaries|name ?days?)\b|生日|纪念日|周年", re.IGNORECASE)
+_YEARLESS_DAY = re.compile(r"^(?!.*(\d{4}|年|\b(last|next|this|ago)\b|[上下去今明昨前后]))", re.IGNORECASE)
 
 
 def parse_timestamp(text: str, tz: tzinfo) -> datetime:

@@ -324,3 +324,18 @@ def test_every_window_is_bounded_ordered_and_not_in_the_future(phrase: str, when
         assert window.start <= now, (phrase, now, window)
     else:
         assert window.start <= now + timedelta(days=31)
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("My birthday is on March 14th.", None),  # every year: not an event on 2026-03-14
+    ("我的生日是3月14日", None), ("我的生日是三月十四号", None), ("Our anniversary is June 2nd", None),
+    ("我们的结婚纪念日是6月2号", None),
+    ("My birthday party was last Saturday.", date(2026, 7, 11)),  # that one happened once
+    ("I was born on March 14, 1990.", date(1990, 3, 14)), ("My birthday is 1990-03-14", date(1990, 3, 14)),
+    ("I met Anna on March 14th.", date(2026, 3, 14)), ("我3月14日去了北京", date(2026, 3, 14)),
+])
+def test_a_date_that_comes_back_every_year_dates_no_event(text: str, day: date | None) -> None:
+    from memory.temporal import event_time_ms
+
+    ms = event_time_ms(NOW, "", text)
+    assert (None if ms is None else datetime.fromtimestamp(ms / 1000, TZ).date()) == day
