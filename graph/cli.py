@@ -190,7 +190,7 @@ def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> N
 
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
-        raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+        raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")
     from graph.api import run_turn, validate_turn
     from graph.progress import AnswerStream, Spinner
 
@@ -267,8 +267,9 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         print(dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
                      "short_term_entries": gone.short_term_entries}))
     else:
-        print(f"forgot {n} of {len(set(args.ids))} memories of {args.user}, {gone.derived} derived from the same "
-              f"messages, {gone.short_term_entries} short-term entries")
+        entries = _count(gone.short_term_entries, "short-term entry", "short-term entries")
+        print(f"forgot {n} of {_count(len(set(args.ids)), 'memory', 'memories')} of {args.user}, {gone.derived} "
+              f"derived from the same messages, {entries}")
     if n < len(set(args.ids)):
         missing = len(set(args.ids)) - n
         raise NotFoundError(f"{missing} of the ids {'is' if missing == 1 else 'are'} not a memory of {args.user!r}")
@@ -284,11 +285,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(vars(done)))
     else:
-        print(f"swept {done.sessions} idle sessions: {done.entries} entries -> {done.memories} memories; "
-              f"{done.flushed} outbox operations applied")
+        print(f"swept {_count(done.sessions, 'idle session', 'idle sessions')}: "
+              f"{_count(done.entries, 'entry', 'entries')} -> {_count(done.memories, 'memory', 'memories')}; "
+              f"{_count(done.flushed, 'outbox operation', 'outbox operations')} applied")
         for e in done.errors:
             print(f"palace: warning: not swept: {e}", file=sys.stderr)
-    return 1 if done.errors else 0
+    if done.errors:  # a service or the model failed: the sessions stay and the next sweep tries again
+        print(f"palace: error: {_count(len(done.errors), 'session was', 'sessions were')} not swept (see the "
+              "warnings); the next sweep tries again", file=sys.stderr)
+        return 3
+    return 0
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _memory_row(m: Memory, tz: ZoneInfo) -> str:
@@ -308,7 +318,8 @@ def cmd_memories_list(args: argparse.Namespace) -> int:
     tz = ZoneInfo(settings.timezone)
     for m in found:
         print(_memory_row(m, tz))
-    print(f"{len(found)} memories of {args.user} ({args.status}; * important, ? disputed, - superseded)")
+    print(f"{_count(len(found), 'memory', 'memories')} of {args.user} ({args.status}; * important, ? disputed, "
+          "- superseded)")
     return 0
 
 
@@ -416,7 +427,7 @@ def cmd_memories_export(args: argparse.Namespace) -> int:
         for line in export_lines(_deps(settings, res), args.user):
             print(line)
             count += 1
-    print(f"palace: exported {count} memories of {args.user}", file=sys.stderr)
+    print(f"palace: exported {_count(count, 'memory', 'memories')} of {args.user}", file=sys.stderr)
     return 0
 
 
@@ -439,7 +450,7 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps({"imported": report.imported, "lines": report.lines, "errors": report.errors}))
     else:
-        print(f"imported {report.imported} memories from {report.lines} lines")
+        print(f"imported {_count(report.imported, 'memory', 'memories')} from {_count(report.lines, 'line', 'lines')}")
     if report.errors:
         bad = len(report.errors)
         raise InvalidInputError(f"{bad} line{' was' if bad == 1 else 's were'} not imported (listed above); the rest "
@@ -461,7 +472,7 @@ def cmd_tasks_list(args: argparse.Namespace) -> int:
         return 0
     for t in tasks:
         print(_task_row(t))
-    print(f"{len(tasks)} tasks of {args.user}")
+    print(f"{_count(len(tasks), 'task', 'tasks')} of {args.user}")
     return 0
 
 

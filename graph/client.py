@@ -227,7 +227,7 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     as_json = getattr(args, "json", False)
     if cmd == "chat":
         if args.resume is None and args.message is None:
-            raise InvalidInputError("a message is required (or --resume yes|no to answer a pending confirmation)")
+            raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")
         body = {"message": args.message, "session": args.session, "at": args.at, "important": args.important,
                 "resume": args.resume}
         with Spinner("recalling") as spinner:

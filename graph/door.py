@@ -98,7 +98,7 @@ def chat(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: 
     verdicts, usage, pending confirmations. ``on_token`` gets the respond node's tokens as they are generated
     (nothing of the internal model calls); ``on_answer`` is called once the answer is complete."""
     if resume is None and message is None:
-        raise InvalidInputError("a message is required (or resume yes|no to answer a pending confirmation)")
+        raise InvalidInputError("a message is required (or resume yes|no|both to answer a pending confirmation)")
     result = run_turn(deps, user_id, session_id, message, at=at, important=important, resume=resume,
                       on_token=on_token, on_answer=on_answer)
     from graph.cli import turn_json

@@ -69,6 +69,8 @@ def resolve_prefix(kind: str, kinds: str, given: str, owner: str, matching: Call
     4 characters (the short ids the lists print); ``matching(prefix)`` gives the owner's ids that may start with it.
     Unknown: NotFoundError (exit 4); too short, or a prefix several share: InvalidInputError (exit 2) naming them."""
     wanted = given.strip().lower()
+    if not wanted:
+        raise InvalidInputError(f"the {kind} id is empty: give its id or at least 4 characters of it")
     if _FULL_ID.fullmatch(wanted):
         return wanted
     if not _ID_PREFIX.fullmatch(wanted):

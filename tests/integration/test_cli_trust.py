@@ -120,6 +120,8 @@ def test_ambiguous_and_malformed_prefixes(cli: Any, capsys: pytest.CaptureFixtur
         assert "names 2 memories" in err or "names" in err
     assert cli("memories", "show", "abc", "--user", "p") == 2  # too short to be a prefix
     assert "at least 4 characters" in capsys.readouterr().err
+    assert cli("memories", "show", "", "--user", "p") == 2  # bad input, not "no memory ''"
+    assert "the memory id is empty" in capsys.readouterr().err
     assert cli("memories", "show", "zzzz", "--user", "p") == 4  # not an id of theirs: not found
     assert cli("memories", "show", "0000", "--user", "p") in (2, 4)
 
