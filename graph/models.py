@@ -92,7 +92,8 @@ def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_k
     gets decoding that stops loops: a repetition penalty, llama.cpp's DRY sampler and a low temperature."""
     cap = max_tokens or settings.max_output_tokens
     kwargs: dict[str, Any] = {
-        "model": model, "base_url": base_url, "timeout": settings.model_timeout_s,
+        "model": model, "base_url": base_url,
+        "timeout": settings.local_model_timeout_s if local else settings.model_timeout_s,
         "max_retries": settings.model_max_retries, "temperature": settings.temperature, "stream_usage": True,
     }
     if api_key is not None:

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     local_model_path: Path | None = Field(default=None, description="A GGUF for the local server started when "
                                           "no chat model is set; unset: the bundled Qwen2.5-Coder-0.5B-Instruct.")
     local_model_max_tokens: int = Field(default=256, gt=0, description="Output cap of the local model.")
+    local_model_timeout_s: float = Field(default=300.0, gt=0, description="Per request to the local model: on 2 "
+                                         "busy cores a long message or an archive summary takes minutes, not the "
+                                         "seconds a hosted model takes.")
     local_model_repeat_penalty: float = Field(default=1.15, ge=1, le=2, description="Loops are what small models "
                                               "fail with: penalise repeated tokens.")
     model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
