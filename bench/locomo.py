@@ -15,11 +15,30 @@ product's ranking of the same question, none shipped unless it helps without hur
 - ``+diverse``: the top k spread over sessions (greedy, each further memory of an already picked session
   counts half), since multi-hop evidence sits in several sessions;
 - ``+prf``: pseudo-relevance feedback; the query vector plus half the mean vector of the top 3, searched again.
+
+Round two (issue 16 items 4-5; query variants from :mod:`bench.query_variants`, no LLM call, no extra embedding:
+each variant is one more BM25 query in the same batched search, every candidate scored by every query, and a
+candidate's BM25 score is its mean share of each query's best score, times the question's best):
+- ``+strip``: the question without question words and hedges ("What", "Would … likely");
+- ``+nonames``: the question without the people it names (a name matches every memory its person said);
+- ``+split``: the question split at its conjunctions ("and", "or", "both", ",");
+- ``+speaker``: a memory whose speaker label ("Melanie: …") the question names gets +0.5 on its relevance logit;
+- ``+useridf``: BM25 with the user's own document frequencies instead of the collection's (Qdrant's IDF counts
+  every user's memories: a user's name or city is rare in the collection but in most of that user's memories);
+  the bench's query weights idf_user / idf_collection, from counts over the ingested turns;
+- fusion weights: ``dense0.4``, ``dense0.6`` (``PALACE_DENSE_WEIGHT``), ``lexpow3`` (``PALACE_LEXICAL_POWER``),
+  ``context0.3``, ``context0.8`` (``PALACE_CONTEXT_WEIGHT``), ``window30``, ``window120`` (``PALACE_CONTEXT_WINDOW_S``).
+
+The ten conversations are split in two halves (even positions: tuning, odd: held back); ``halves`` in the
+result holds R@5/R@10 of every system and ablation on each half, so a choice made on one can be checked on the
+other.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -29,16 +48,31 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from bench.datasets import CATEGORY_ORDER, Conversation, load_locomo
+from bench.query_variants import names_speaker, stripped, sub_questions, without_names
 from bench.retrieval import KS, POOL, CachedE5, Scores, edge_store, ingest, progress
 from graph.settings import get_settings
-from memory.long_term import LongTermMemory, Memory, memory_id
-from memory.recall import Recalled, recall, rerank
-from memory.temporal import event_time_ms
+from memory.long_term import DENSE, SPARSE, HybridHit, LongTermMemory, Memory, bm25_model, memory_id
+from memory.ranking import _logistic
+from memory.recall import Recalled, decay_floor_for, lexical_query, recall, rerank, rerank_hybrid, with_changes
+from memory.temporal import event_time_ms, parse_time_window, time_intent
 
 TURN_STEP = timedelta(seconds=30)
 DEFAULT = "palace"
 SYSTEMS = ("bm25", "cosine", "cosine+decay", DEFAULT)
-ABLATIONS = (f"{DEFAULT}-sharpen", f"{DEFAULT}-exact", f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf")
+ABLATIONS = (f"{DEFAULT}-sharpen", f"{DEFAULT}-exact", f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf",
+             f"{DEFAULT}+strip", f"{DEFAULT}+nonames", f"{DEFAULT}+split", f"{DEFAULT}+speaker", f"{DEFAULT}+useridf",
+             f"{DEFAULT}:dense0.4", f"{DEFAULT}:dense0.6", f"{DEFAULT}:lexpow3", f"{DEFAULT}:context0.3",
+             f"{DEFAULT}:context0.8", f"{DEFAULT}:window30", f"{DEFAULT}:window120")
+# The weight rows: the setting each changes (RankingConfig field, value).
+TUNED: dict[str, tuple[str, Any]] = {
+    f"{DEFAULT}:dense0.4": ("dense_weight", 0.4), f"{DEFAULT}:dense0.6": ("dense_weight", 0.6),
+    f"{DEFAULT}:lexpow3": ("lexical_power", 3.0), f"{DEFAULT}:context0.3": ("context_weight", 0.3),
+    f"{DEFAULT}:context0.8": ("context_weight", 0.8), f"{DEFAULT}:window30": ("context_window_ms", 30_000),
+    f"{DEFAULT}:window120": ("context_window_ms", 120_000),
+}
+VARIANTS = {f"{DEFAULT}+strip": stripped, f"{DEFAULT}+nonames": without_names, f"{DEFAULT}+split": sub_questions}
+HALVES = ("tuning", "held-back")
+SPEAKER_BONUS = 0.5
 # LoCoMo paper, Table 3 (DRAGON, unit = one dialogue turn), from ../shared/data/README.md
 DRAGON: dict[str, dict[str, float]] = {
     "single-hop": {"R@5": 68.0, "R@10": 77.7, "R@25": 87.1, "R@50": 91.1},
@@ -96,47 +130,70 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
     vectors = e5.documents([m.text for m in all_memories], "embedding LoCoMo turns")
     questions = [q for conv in conversations for q in conv.questions]
     qvectors = e5.queries([q.question for q in questions], "embedding LoCoMo questions")
-    scores = {name: {c: Scores.empty() for c in CATEGORY_ORDER} for name in SYSTEMS + ABLATIONS}
+    scores = {name: {h: {c: Scores.empty() for c in CATEGORY_ORDER} for h in HALVES} for name in SYSTEMS + ABLATIONS}
     row_of = {m.id: i for i, m in enumerate(all_memories)}
+    idf = _UserIdf(all_memories)
     with edge_store("locomo") as ltm:
         ingest(ltm, all_memories, vectors, "ingesting LoCoMo into Qdrant Edge")
         qi = 0
-        for conv in progress(conversations, "asking LoCoMo questions"):
+        for ci, conv in enumerate(progress(conversations, "asking LoCoMo questions")):
+            half = HALVES[ci % 2]
             texts = [t.memory_text() for t in conv.turns]
             bm25 = _bm25_rankings(conv, texts)
             now = conv.now
+            user = conv.sample_id
             for n, q in enumerate(conv.questions):
                 qv = qvectors[qi]
                 qi += 1
-                palace = _palace(ltm, conv.sample_id, q.question, qv, now, settings, ranking)
+                palace = _palace(ltm, user, q.question, qv, now, settings, ranking)
                 top = palace[:3]
                 feedback = qv + 0.5 * np.mean([vectors[row_of[r.memory.id]] for r in top], axis=0) if top else qv
                 ranked = {
                     "bm25": [conv.turns[i].dia_id for i in bm25[n]],
-                    "cosine": _cosine(ltm, conv.sample_id, qv, dia_of),
-                    "cosine+decay": _seed(ltm, conv.sample_id, qv, now, dia_of, ranking),
+                    "cosine": _cosine(ltm, user, qv, dia_of),
+                    "cosine+decay": _seed(ltm, user, qv, now, dia_of, ranking),
                     DEFAULT: [dia_of[r.memory.id] for r in palace],
                     f"{DEFAULT}-sharpen": [dia_of[r.memory.id] for r in _palace(
-                        ltm, conv.sample_id, q.question, qv, now, settings, raw_lexical)],
+                        ltm, user, q.question, qv, now, settings, raw_lexical)],
                     f"{DEFAULT}-exact": [dia_of[r.memory.id] for r in _palace(
-                        ltm, conv.sample_id, q.question, qv, now, settings, ranking, exact_cosine=False)],
+                        ltm, user, q.question, qv, now, settings, ranking, exact_cosine=False)],
                     f"{DEFAULT}+sessions": [dia_of[r.memory.id] for r in _by_session(palace)],
                     f"{DEFAULT}+diverse": [dia_of[r.memory.id] for r in _diverse(palace)],
                     f"{DEFAULT}+prf": [dia_of[r.memory.id] for r in _palace(
-                        ltm, conv.sample_id, q.question, feedback / np.linalg.norm(feedback), now, settings,
-                        ranking)],
+                        ltm, user, q.question, feedback / np.linalg.norm(feedback), now, settings, ranking)],
+                    **{name: [dia_of[m.id] for m in _variant_recall(ltm, user, q.question, qv, now, ranking,
+                                                                     variants(q.question))]
+                       for name, variants in VARIANTS.items()},
+                    f"{DEFAULT}+speaker": [dia_of[m.id] for m in _variant_recall(
+                        ltm, user, q.question, qv, now, ranking, [], speaker_bonus=SPEAKER_BONUS)],
+                    f"{DEFAULT}+useridf": [dia_of[m.id] for m in _variant_recall(
+                        ltm, user, q.question, qv, now, ranking, [], idf=idf)],
+                    **{name: [dia_of[r.memory.id] for r in _palace(
+                        ltm, user, q.question, qv, now, settings, replace(ranking, **{field: value}))]
+                       for name, (field, value) in TUNED.items()},
                 }
                 for name, ids in ranked.items():
-                    scores[name][q.category].add(ids, q.evidence)
+                    scores[name][half][q.category].add(ids, q.evidence)
     systems: dict[str, dict[str, dict[str, float]]] = {}
-    for name, per_category in scores.items():
+    halves: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
+    for name, per_half in scores.items():
+        merged = {c: Scores.empty() for c in CATEGORY_ORDER}
+        halves[name] = {}
+        for h, per_category in per_half.items():
+            total = Scores.empty()
+            for c, sc in per_category.items():
+                total.extend(sc)
+                merged[c].extend(sc)
+            halves[name][h] = {"all": total.summary(), **{c: sc.summary() for c, sc in per_category.items()}}
         total = Scores.empty()
-        for s in per_category.values():
-            total.extend(s)
-        systems[name] = {"all": total.summary(), **{c: s.summary() for c, s in per_category.items()}}
-    counts = {c: len(scores[DEFAULT][c].rr) for c in CATEGORY_ORDER}
+        for sc in merged.values():
+            total.extend(sc)
+        systems[name] = {"all": total.summary(), **{c: sc.summary() for c, sc in merged.items()}}
+    counts = {c: sum(len(scores[DEFAULT][h][c].rr) for h in HALVES) for c in CATEGORY_ORDER}
     ablations = {name: systems.pop(name) for name in ABLATIONS}
-    return {"default": DEFAULT, "systems": systems, "ablations": ablations, "questions": counts}
+    return {"default": DEFAULT, "systems": systems, "ablations": ablations, "questions": counts,
+            "halves": {"split": "tuning: conversations at even positions (0, 2, ...), held-back: odd",
+                       "figures": halves}}
 
 
 def _ranking(settings: Any) -> Any:
@@ -172,6 +229,108 @@ def _palace(ltm: LongTermMemory, user: str, question: str, qv: np.ndarray, now: 
             ranking: Any, *, exact_cosine: bool = True) -> list[Recalled]:
     return recall(ltm, _Fixed(qv), user, question, now, search_k=max(settings.search_top_k, max(KS)),
                   top_k=max(KS), config=ranking, exact_cosine=exact_cosine).memories
+
+
+class _UserIdf:
+    """Per-user BM25 document frequencies of the ingested turns, and the query weights that turn Qdrant's
+    collection-wide IDF into the user's own: weight(t) = idf(t over the user's memories) / idf(t over all)."""
+
+    def __init__(self, memories: Sequence[Memory]) -> None:
+        model = bm25_model()
+        self.df_all: Counter[int] = Counter()
+        self.df_user: dict[str, Counter[int]] = defaultdict(Counter)
+        self.n_user: Counter[str] = Counter()
+        for m in memories:
+            terms = {int(i) for i in model.embed_document(m.text).indices}
+            self.df_all.update(terms)
+            self.df_user[m.user_id].update(terms)
+            self.n_user[m.user_id] += 1
+        self.n_all = len(memories)
+
+    @staticmethod
+    def _idf(n: int, df: int) -> float:  # Qdrant's IDF
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def weights(self, user: str, indices: Sequence[int]) -> list[float]:
+        out = []
+        for i in indices:
+            everyone = self._idf(self.n_all, self.df_all[i])
+            out.append(self._idf(self.n_user[user], self.df_user[user][i]) / everyone if everyone > 0 else 0.0)
+        return out
+
+
+def _multi_search(ltm: LongTermMemory, user: str, vector: np.ndarray, texts: Sequence[str], limit: int,
+                  window: Any, now_ms: int, idf: _UserIdf | None) -> list[tuple[Memory, float, list[float]]]:
+    """The dense ``limit`` nearest plus each text's BM25 ``limit`` best, in one batch; every candidate gets its
+    cosine and its BM25 score under every text (a follow-up batch on the ids one search missed)."""
+    m = ltm._m
+    flt = ltm._search_filter(user, window.ms() if window else None, ("active",), now_ms + 1)
+    sparse = []
+    for t in texts:
+        v = ltm._sparse_query(t)
+        if idf is not None:
+            weights = idf.weights(user, list(v.indices))
+            v = m.SparseVector(indices=list(v.indices), values=[a * w for a, w in zip(v.values, weights, strict=True)])
+        sparse.append(v)
+    used = [i for i, v in enumerate(sparse) if v.indices]
+    requests = [m.QueryRequest(query=vector.tolist(), using=DENSE, filter=flt, limit=limit, with_payload=True)]
+    requests += [m.QueryRequest(query=sparse[i], using=SPARSE, filter=flt, limit=limit, with_payload=True)
+                 for i in used]
+    responses: Sequence[Any] = ltm.client.query_batch_points(ltm.collection, requests=requests)
+    memories: dict[str, Memory] = {}
+    cosine: dict[str, float] = {}
+    lexical: list[dict[str, float]] = [{} for _ in texts]
+    for scores, response in zip([cosine, *[lexical[i] for i in used]], responses, strict=True):
+        for p in response.points:
+            memories.setdefault(str(p.id), ltm._to_memory(p.id, p.payload))
+            scores[str(p.id)] = float(p.score)
+    follow = []
+    for scores, query, using in [(cosine, vector.tolist(), DENSE), *[(lexical[i], sparse[i], SPARSE) for i in used]]:
+        missed = [k for k in memories if k not in scores]
+        if missed:
+            follow.append((scores, m.QueryRequest(query=query, using=using, limit=len(missed), with_payload=False,
+                                                  filter=m.Filter(must=[flt, m.HasIdCondition(has_id=missed)]))))
+    if follow:
+        more: Sequence[Any] = ltm.client.query_batch_points(ltm.collection, requests=[r for _, r in follow])
+        for (scores, _), response in zip(follow, more, strict=True):
+            scores.update((str(p.id), float(p.score)) for p in response.points)
+    return [(mem, cosine.get(k, 0.0), [lex.get(k, 0.0) for lex in lexical]) for k, mem in memories.items()]
+
+
+def _variant_recall(ltm: LongTermMemory, user: str, question: str, qv: np.ndarray, now: Any, ranking: Any,
+                    variants: Sequence[str], *, speaker_bonus: float = 0.0, idf: _UserIdf | None = None,
+                    limit: int = 50) -> list[Memory]:
+    """The product's recall (time window, intent, rerank) with extra BM25 queries: a candidate's BM25 score is
+    its mean share of each query's best, times the question's best; ``speaker_bonus`` is added to the relevance
+    logit of a memory whose speaker the question names; ``idf`` reweights every BM25 query to the user's IDF."""
+    window = parse_time_window(question, now)
+    intent = time_intent(question)
+    now_ms = int(now.timestamp() * 1000)
+    texts = [lexical_query(question, intent), *variants]
+    found = _multi_search(ltm, user, qv, texts, limit, window, now_ms, idf)
+    if window is not None and not found:
+        window = None
+        found = _multi_search(ltm, user, qv, texts, limit, None, now_ms, idf)
+    best = [max((lex[i] for _, _, lex in found), default=0.0) for i in range(len(texts))]
+    hits = []
+    for mem, cos, lex in found:
+        share = sum(s / b for s, b in zip(lex, best, strict=True) if b > 0) / len(texts)
+        fused = share * best[0] if best[0] > 0 else share
+        hits.append(HybridHit(memory=mem, cosine=cos, lexical=fused if fused > 0 else None))
+    present = window is None and intent == "present"
+    if present:
+        hits = with_changes(question, hits)
+    ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, ranking), top_k=len(hits),
+                           present=present, config=ranking)
+    if speaker_bonus:
+        def score(r: Recalled) -> float:
+            b = r.breakdown
+            if not names_speaker(question, r.memory.text) or b.on_topic or not 0 < b.relevance < 1:
+                return b.score
+            logit = math.log(b.relevance / (1 - b.relevance))
+            return _logistic(logit + speaker_bonus) * b.decay * b.weight * b.boost
+        ranked = sorted(ranked, key=lambda r: (r.breakdown.on_topic is not False, score(r)), reverse=True)
+    return [r.memory for r in ranked[: max(KS)]]
 
 
 def _by_session(ranked: Sequence[Recalled]) -> list[Recalled]:

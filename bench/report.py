@@ -180,12 +180,30 @@ def write_report() -> Path:
                "terms plus 0.3 x the top 20 terms of the top 5, searched again) was measured once outside this "
                "bench on the same data: R@5 all 67.1 -> 66.2, multi-hop 30.4 -> 27.6, open-domain 32.9 -> 30.3; not "
                "shipped. A cross-encoder was not tried: none ships its weights inside a PyPI wheel here, and 50 "
-               "candidates through one on 2 cores would not fit the 50 ms total. R@5 / R@10.", ""]
+               "candidates through one on 2 cores would not fit the 50 ms total. Round two (issue 16, none "
+               "shipped; bench/locomo.py and bench/query_variants.py): several BM25 queries per question in the "
+               "same batched search with no LLM call and no extra embedding (`+strip` the question without question "
+               "words and hedges, `+nonames` without the people it names, `+split` split at its conjunctions; a "
+               "candidate's BM25 is its mean share of each query's best), `+speaker` +0.5 on the relevance logit "
+               "of a memory whose speaker the question names, `+useridf` BM25 with the user's own document "
+               "frequencies instead of the collection's, and the fusion weights (`:dense`, `:lexpow`, `:context`, "
+               "`:window`). R@5 / R@10.", ""]
         rows = [[name + (" (default)" if name == r["default"] else ""),
                  *[f"{per[b]['R@5']} / {per[b]['R@10']}" for b in blocks]]
                 for name, per in [(r["default"], r["systems"][r["default"]]), *r["ablations"].items()]]
         rows.append(["DRAGON (LoCoMo paper)", *[f"{DRAGON[b]['R@5']} / {DRAGON[b]['R@10']}" for b in blocks]])
-        return [*out, *_table(["system", *blocks], rows), ""]
+        out = [*out, *_table(["system", *blocks], rows), ""]
+        if r.get("halves"):
+            figures = r["halves"]["figures"]
+            names = [r["default"], *r["ablations"]]
+            cols = [(h, b) for h in ("tuning", "held-back") for b in ("all", "multi-hop", "open-domain")]
+            out += [f"By half of the conversations ({r['halves']['split']}); a change is chosen on the tuning half "
+                    "and checked on the held-back one. R@5 / R@10.", ""]
+            out += _table(["system", *[f"{h} {b}" for h, b in cols]],
+                          [[n, *[f"{figures[n][h][b]['R@5']} / {figures[n][h][b]['R@10']}" for h, b in cols]]
+                           for n in names])
+            out.append("")
+        return out
 
     def memorybank(r: dict[str, Any]) -> list[str]:
         langs = list(r["questions"])
