@@ -126,6 +126,10 @@ def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
             if any(p.search(h.memory.text) for p in memory_patterns) else h for h in hits]
 
 
+_ABOUT_SAYING = re.compile(r"\b(tell|told|say|said|talk|talked|mention|mentioned|discuss|discussed|chat|chatted)\b"
+                           r"|说|聊|告诉|提到|讲", re.IGNORECASE)
+
+
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
            time_filter: bool = True, exact_cosine: bool = True) -> RecallResult:
@@ -144,7 +148,11 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
                              window=window.ms() if window else None, recorded_before=now_ms + 1,
                              exact_cosine=exact_cosine)
-    if window is not None and not hits:  # nothing in the window ("周六" may mean every Saturday): rank everything
+    if window is not None and not hits and not _ABOUT_SAYING.search(question):
+        # nothing dated in the window: "周六" may mean every Saturday ("我周六做什么运动"), and a memory told
+        # without a time phrase is dated when it was said, not when it happened ("I donated a coat", said in
+        # January, for "what did I donate in December?"): rank everything. Not when the question is about what
+        # was said then ("What did I tell you last week?"): that nothing was is the answer.
         window = None
         hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
                                  recorded_before=now_ms + 1, exact_cosine=exact_cosine)

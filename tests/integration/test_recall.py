@@ -89,3 +89,10 @@ def test_a_window_that_holds_nothing_falls_back_to_every_memory(ltm: LongTermMem
     assert result.window is None and result.memories[0].memory.text == "我每周六打羽毛球。"
     inside = recall(ltm, e5, "u", "我上个月做了什么？", NOW)  # a window that holds something still filters
     assert inside.window is not None and [r.memory.text for r in inside.memories] == ["我在律师事务所工作。"]
+    # "last week" said nothing: that is the answer, not every memory (the trial's "What did I tell you last
+    # week?" was answered with what the user had said four minutes before)
+    for question in ("What did I tell you last week?", "上周我跟你说了什么？", "What did we talk about in March?"):
+        empty = recall(ltm, e5, "u", question, NOW)
+        assert empty.window is not None and empty.memories == [], question
+    # what happened then may have been told later, without a time phrase: everything is ranked
+    assert recall(ltm, e5, "u", "What did I do in March?", NOW).window is None
