@@ -29,7 +29,7 @@ from graph.state import State
 from memory.archive import MemoryDraft, Summarizer, archive_session
 from memory.errors import PalaceError, ServiceUnavailableError
 from memory.events import MemoryEvent
-from memory.junk import junk_reason, normalized, statements
+from memory.junk import junk_reason, normalized, split_facts, statements
 from memory.long_term import Memory
 from memory.short_term import Entry
 from memory.temporal import event_time_ms
@@ -75,21 +75,20 @@ def unanswered(entries: Sequence[Entry], answered_later: Callable[[], set[str]] 
 
 def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo, *, max_tokens: int,
                 encoding: str, important_weight: float, keep: set[str] | None = None) -> list[MemoryDraft]:
-    """The batch's memories: the summariser's, or one per user message when it gave nothing parseable; plus one
-    for each message in ``keep`` (see :func:`unanswered`) the summary does not cite."""
+    """The batch's memories: the summariser's, or the user's statements (one fact per memory) when it gave nothing
+    parseable; plus those of each message in ``keep`` (see :func:`unanswered`) the summary does not cite."""
     def weight(text: str) -> float:
         return important_weight if marks_important(text) else 1.0
 
-    def verbatim(e: Entry) -> MemoryDraft | None:
-        said = statements(e.content)  # its questions, greetings and thanks left out
-        if not said:
-            return None
-        return MemoryDraft(text=truncate_tokens(said, max_tokens, encoding), detail=e.content,
-                           event_time=event_time_ms(datetime.fromtimestamp(e.ts / 1000, tz), said),
-                           decay_weight=weight(e.content))
+    def verbatim(e: Entry) -> list[MemoryDraft]:
+        """The message's statements (its questions, greetings and thanks left out), one fact per memory."""
+        at = datetime.fromtimestamp(e.ts / 1000, tz)
+        return [MemoryDraft(text=truncate_tokens(fact, max_tokens, encoding), detail=e.content,
+                            event_time=event_time_ms(at, fact), decay_weight=weight(e.content))
+                for fact in split_facts(statements(e.content))]
 
     if summary is None:
-        return [d for e in entries if e.role == "user" and (d := verbatim(e)) is not None]
+        return [d for e in entries if e.role == "user" for d in verbatim(e)]
     drafts = []
     seen: set[str] = set()
     cited = {entries[item.entry - 1].id for item in summary.memories if 1 <= item.entry <= len(entries)}
@@ -102,7 +101,7 @@ def drafts_from(summary: Summary | None, entries: Sequence[Entry], tz: ZoneInfo,
         at = datetime.fromtimestamp(source.ts / 1000, tz)
         drafts.append(MemoryDraft(text=text, detail=source.content, event_time=event_time_ms(at, item.when, item.text),
                                   decay_weight=weight(source.content)))
-    drafts += [d for e in entries if e.id in (keep or set()) and e.id not in cited and (d := verbatim(e)) is not None]
+    drafts += [d for e in entries if e.id in (keep or set()) and e.id not in cited for d in verbatim(e)]
     return drafts
 
 

@@ -92,9 +92,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
     items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)
              and not drops_slot(m.text, message)]
-    if not items:
-        stated = about_the_user(message)
-        items = [ExtractedMemory(text=stated)] if stated else []
+    if not items:  # the user's own statements, one fact per memory as well
+        items = [ExtractedMemory(text=part) for part in split_facts(about_the_user(message))]
     else:  # what the extractor left out of a message about the user is kept too, as the user said it
         items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items])]
     seen: set[str] = set()

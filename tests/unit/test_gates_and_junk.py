@@ -317,3 +317,26 @@ def test_a_turns_restatements_are_stored_once() -> None:
     kept = [c["text"] for c in candidates_from(extraction, "我最喜欢的书是《红楼梦》，我妹妹叫小雨。", now,
                                                important=False, max_tokens=200, encoding="o200k_base")]
     assert kept == ["我最喜欢的书是《红楼梦》", "我妹妹叫小雨"]
+
+
+def test_the_users_statements_kept_without_an_extraction_are_one_fact_each() -> None:
+    """The extractor gave nothing usable: the message's statements are kept, split as an extraction would be (the
+    answers bench stored 'I live in Hangzhou and I love green tea.' as one memory that a move could not retire)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from memory.short_term.base import Entry
+    from nodes.archive import drafts_from
+    from nodes.fact_check import Extraction, candidates_from
+
+    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
+    for message, facts in [
+            ("Hi! I live in Hangzhou and I love green tea.", ["I live in Hangzhou", "I love green tea."]),
+            ("你好！我住在杭州，我喜欢喝龙井茶。", ["我住在杭州", "我喜欢喝龙井茶。"])]:
+        kept = candidates_from(Extraction(memories=[]), message, now, important=False, max_tokens=200,
+                               encoding="o200k_base")
+        assert [c["text"] for c in kept] == facts
+        entry = Entry(id="1", role="user", content=message, ts=int(now.timestamp() * 1000))
+        drafts = drafts_from(None, [entry], ZoneInfo("Asia/Shanghai"), max_tokens=200, encoding="o200k_base",
+                             important_weight=2.0)
+        assert [d.text for d in drafts] == facts
