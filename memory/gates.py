@@ -132,10 +132,11 @@ def _subsequence(short: str, long: str) -> bool:
     return all(ch in rest for ch in short)
 
 
-def drops_slot(candidate: str, message: str) -> bool:
+def drops_slot(candidate: str, message: str, held: frozenset[str] = frozenset()) -> bool:
     """Is ``candidate`` one of the message's statements with words left out, among them what said what it is
     about, or who? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives,
-    so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check)."""
+    so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check). ``held``: the
+    slots the turn's other candidates hold (a one-valued slot one of them keeps is not lost)."""
     from memory.junk import grounding_units, split_facts
 
     short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
@@ -148,8 +149,11 @@ def drops_slot(candidate: str, message: str) -> bool:
             return True
         # or it lost who the statement is about: "我喜欢小梅，她在北京读大学" for "我妹妹叫小梅，她在北京读大学",
         # "Mei's name is Mei" for "My sister's name is Mei"
+        # or a one-valued slot: "I like the novel 'One Hundred Years of Solitude'" for "My favourite book is One
+        # Hundred Years of Solitude" can never be retired by a new favourite
         lost = _people(clause) - _people(candidate) - {"self"}
-        if lost and units and len(units & grounding_units(clause)) / len(units) >= 0.5:
+        lost_slots = single_valued_slots(clause) - slots(candidate) - held
+        if (lost or lost_slots) and units and len(units & grounding_units(clause)) / len(units) >= 0.5:
             return True
     return False
 

@@ -91,7 +91,12 @@ def split_facts(text: str) -> list[str]:
                 out.append(left.strip())
                 start = m.end()
         out += _by_slot(sentence[start:].strip())
-    return [_LEADING_AND.sub(lambda m: m.group(1).capitalize(), p) for p in out if p]
+    return [_capitalized(_LEADING_AND.sub(lambda m: m.group(1).capitalize(), p)) for p in out if p]
+
+
+def _capitalized(statement: str) -> str:
+    """"my favourite book is ..." cut from "..., and my favourite book is ..." starts a sentence of its own."""
+    return statement[0].upper() + statement[1:] if re.match(r"(?:i|i'm|my)\b", statement) else statement
 
 
 def _whole(part: str) -> bool:
@@ -279,7 +284,6 @@ _RELATIVE_TIME = re.compile(
     r"|大前天|前天|昨天|今天|明天|后天|大后天|去年|前年|今年|明年|后年")
 
 
-_CLAUSE = re.compile(r"[,;，；、]\s*|\s+and\s+(?=(?:i|i'm|my|we|our)\b)|\s*(?:而且|并且|还有)\s*", re.IGNORECASE)
 
 
 def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
@@ -292,7 +296,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
         if junk_sentence(sentence) is not None or not _FIRST_PERSON.search(sentence):
             continue
         subject = "我" if _CJK.search(sentence) else "I"
-        for clause in (c.strip(" .!。！") for c in _CLAUSE.split(sentence) if c and c.strip()):
+        for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
             if len(units) < 2 or junk_sentence(clause) is not None:
                 continue

@@ -27,7 +27,7 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, could_change, drops_slot, gate, states_change, subsumed
+from memory.gates import GateConfig, could_change, drops_slot, gate, slots, states_change, subsumed
 from memory.junk import (
     about_the_user,
     grounded,
@@ -81,6 +81,10 @@ def marks_important(text: str) -> bool:
     return bool(_IMPORTANT.search(text))
 
 
+def _held_by_others(item: ExtractedMemory, items: Sequence[ExtractedMemory]) -> frozenset[str]:
+    return frozenset().union(*(slots(o.text) for o in items if o is not item))
+
+
 def candidates_from(extraction: Extraction, message: str, now: datetime, *, important: bool, max_tokens: int,
                     encoding: str) -> list[Candidate]:
     """The extractor's memories that pass the gates (not junk, grounded in the message), cut to a memory's length,
@@ -91,7 +95,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     # "I moved" can then retire where the user lived without retiring the book)
     split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
     items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)
-             and not drops_slot(m.text, message)]
+             and not drops_slot(m.text, message, _held_by_others(m, split))]
     if not items:  # the user's own statements, one fact per memory as well
         items = [ExtractedMemory(text=part) for part in split_facts(about_the_user(message))]
     else:  # what the extractor left out of a message about the user is kept too, as the user said it

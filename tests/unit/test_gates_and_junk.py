@@ -340,3 +340,27 @@ def test_the_users_statements_kept_without_an_extraction_are_one_fact_each() -> 
         drafts = drafts_from(None, [entry], ZoneInfo("Asia/Shanghai"), max_tokens=200, encoding="o200k_base",
                              important_weight=2.0)
         assert [d.text for d in drafts] == facts
+
+
+def test_a_paraphrase_that_loses_a_one_valued_slot_gives_way_to_the_users_words() -> None:
+    """The trial's extractor wrote "I like the novel 'One Hundred Years of Solitude'" for "my favourite book is One
+    Hundred Years of Solitude": a new favourite book could never retire it."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from nodes.fact_check import Extraction, candidates_from
+
+    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
+    message = "My sister's name is Mei, and my favourite book is One Hundred Years of Solitude."
+    extraction = Extraction.model_validate({"memories": [
+        {"text": "My sister's name is Mei", "when": ""},
+        {"text": "I like the novel 'One Hundred Years of Solitude'", "when": ""}]})
+    kept = [c["text"] for c in candidates_from(extraction, message, now, important=False, max_tokens=200,
+                                               encoding="o200k_base")]
+    assert kept == ["My sister's name is Mei", "My favourite book is One Hundred Years of Solitude"]
+    # a slot another candidate of the turn keeps is not lost
+    extraction = Extraction.model_validate({"memories": [{"text": "My favourite book is Dune", "when": ""},
+                                                         {"text": "I love Dune", "when": ""}]})
+    assert [c["text"] for c in candidates_from(extraction, "My favourite book is Dune, I love it.", now,
+                                               important=False, max_tokens=200, encoding="o200k_base")] == [
+        "My favourite book is Dune", "I love Dune"]
