@@ -289,8 +289,11 @@ _RELATIVE_TIME = re.compile(
 def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
-    covered when half its content units are in the extracted texts."""
+    covered when half its content units are in the extracted texts and they hold its one-valued slots."""
+    from memory.gates import single_valued_slots
+
     have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
+    held = frozenset().union(*(single_valued_slots(t) for t in extracted))
     out = []
     for sentence in sentences(message):
         if junk_sentence(sentence) is not None or not _FIRST_PERSON.search(sentence):
@@ -300,7 +303,9 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
             units = grounding_units(clause)
             if len(units) < 2 or junk_sentence(clause) is not None:
                 continue
-            if len(units & have) / len(units) < 0.5:
+            # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
+            # where the user lives
+            if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held:
                 said = clause if _FIRST_PERSON.search(clause) else f"{subject}{'' if subject == '我' else ' '}{clause}"
                 out.append(said)
                 have |= units

@@ -364,3 +364,11 @@ def test_a_paraphrase_that_loses_a_one_valued_slot_gives_way_to_the_users_words(
     assert [c["text"] for c in candidates_from(extraction, "My favourite book is Dune, I love it.", now,
                                                important=False, max_tokens=200, encoding="o200k_base")] == [
         "My favourite book is Dune", "I love Dune"]
+
+
+def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
+    """The trial's extractor wrote "我喜欢在杭州，阿里巴巴工作" for "我住在杭州，在阿里巴巴工作": the words are
+    shared, but nothing said where the user lives any more, so "我搬到了上海" retired nothing."""
+    assert uncovered_statements("我住在杭州，在阿里巴巴工作。", ["我喜欢在杭州，阿里巴巴工作。"]) == ["我住在杭州"]
+    assert uncovered_statements("我住在杭州，在阿里巴巴工作。", ["我住在杭州", "我在阿里巴巴工作"]) == []
+    assert uncovered_statements("I live in Hangzhou.", ["I love living in Hangzhou"]) == []  # "living": residence
