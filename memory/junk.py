@@ -91,11 +91,12 @@ def split_facts(text: str) -> list[str]:
                 out.append(left.strip())
                 start = m.end()
         out += _by_slot(sentence[start:].strip())
-    return [_capitalized(_LEADING_AND.sub(lambda m: m.group(1).capitalize(), p)) for p in out if p]
+    return [_capitalized(_LEADING_AND.sub(r"\1", p)) for p in out if p]
 
 
 def _capitalized(statement: str) -> str:
-    """"my favourite book is ..." cut from "..., and my favourite book is ..." starts a sentence of its own."""
+    """A statement cut from its sentence starts one of its own: "my favourite book is ..." from "..., and my
+    favourite book is ...", "I love green tea." from "And I love green tea." (``_LEADING_AND`` takes the "And")."""
     return statement[0].upper() + statement[1:] if re.match(r"(?:i|i'm|my)\b", statement) else statement
 
 
@@ -282,8 +283,6 @@ _RELATIVE_TIME = re.compile(
     r"thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)|(?:a|one|two|three|\d+) (?:days?|weeks?|"
     r"months?|years?) (?:ago|from now|later))\b|(?:上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜|月)"
     r"|大前天|前天|昨天|今天|明天|后天|大后天|去年|前年|今年|明年|后年")
-
-
 
 
 def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
