@@ -274,17 +274,20 @@ def test_a_candidate_may_not_leave_out_what_the_statement_is_about(candidate: st
     assert drops_slot(candidate, message) is drops
 
 
-def test_the_users_clause_is_kept_when_the_extractor_dropped_its_verb() -> None:
+def _kept(extracted: list[str], message: str) -> list[str]:
+    """The candidates fact_check keeps of ``extracted`` (the extractor's memories) for ``message``."""
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
     from nodes.fact_check import Extraction, candidates_from
 
-    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
-    extraction = Extraction.model_validate({"memories": [{"text": "用户在杭州", "when": ""},
-                                                         {"text": "我喜欢喝龙井茶", "when": ""}]})
-    kept = [c["text"] for c in candidates_from(extraction, "我住在杭州，我喜欢喝龙井茶。", now, important=False,
-                                               max_tokens=200, encoding="o200k_base")]
+    extraction = Extraction.model_validate({"memories": [{"text": t, "when": ""} for t in extracted]})
+    return [c["text"] for c in candidates_from(extraction, message, datetime(2026, 12, 3, tzinfo=ZoneInfo(
+        "Asia/Shanghai")), important=False, max_tokens=200, encoding="o200k_base")]
+
+
+def test_the_users_clause_is_kept_when_the_extractor_dropped_its_verb() -> None:
+    kept = _kept(["用户在杭州", "我喜欢喝龙井茶"], "我住在杭州，我喜欢喝龙井茶。")
     assert sorted(kept) == ["我住在杭州", "我喜欢喝龙井茶"]
 
 
@@ -305,17 +308,8 @@ def test_a_candidate_another_candidate_says_more_of_is_one_memory(short: str, lo
 
 
 def test_a_turns_restatements_are_stored_once() -> None:
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
-    from nodes.fact_check import Extraction, candidates_from
-
-    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
-    extraction = Extraction.model_validate({"memories": [{"text": "我最喜欢的书是《红楼梦》", "when": ""},
-                                                         {"text": "我喜欢书《红楼梦》", "when": ""},
-                                                         {"text": "我妹妹叫小雨", "when": ""}]})
-    kept = [c["text"] for c in candidates_from(extraction, "我最喜欢的书是《红楼梦》，我妹妹叫小雨。", now,
-                                               important=False, max_tokens=200, encoding="o200k_base")]
+    kept = _kept(["我最喜欢的书是《红楼梦》", "我喜欢书《红楼梦》", "我妹妹叫小雨"],
+                 "我最喜欢的书是《红楼梦》，我妹妹叫小雨。")
     assert kept == ["我最喜欢的书是《红楼梦》", "我妹妹叫小雨"]
 
 
@@ -327,15 +321,12 @@ def test_the_users_statements_kept_without_an_extraction_are_one_fact_each() -> 
 
     from memory.short_term.base import Entry
     from nodes.archive import drafts_from
-    from nodes.fact_check import Extraction, candidates_from
 
     now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
     for message, facts in [
             ("Hi! I live in Hangzhou and I love green tea.", ["I live in Hangzhou", "I love green tea."]),
             ("你好！我住在杭州，我喜欢喝龙井茶。", ["我住在杭州", "我喜欢喝龙井茶。"])]:
-        kept = candidates_from(Extraction(memories=[]), message, now, important=False, max_tokens=200,
-                               encoding="o200k_base")
-        assert [c["text"] for c in kept] == facts
+        assert _kept([], message) == facts
         entry = Entry(id="1", role="user", content=message, ts=int(now.timestamp() * 1000))
         drafts = drafts_from(None, [entry], ZoneInfo("Asia/Shanghai"), max_tokens=200, encoding="o200k_base",
                              important_weight=2.0)
@@ -345,24 +336,11 @@ def test_the_users_statements_kept_without_an_extraction_are_one_fact_each() -> 
 def test_a_paraphrase_that_loses_a_one_valued_slot_gives_way_to_the_users_words() -> None:
     """The trial's extractor wrote "I like the novel 'One Hundred Years of Solitude'" for "my favourite book is One
     Hundred Years of Solitude": a new favourite book could never retire it."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
-    from nodes.fact_check import Extraction, candidates_from
-
-    now = datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
-    message = "My sister's name is Mei, and my favourite book is One Hundred Years of Solitude."
-    extraction = Extraction.model_validate({"memories": [
-        {"text": "My sister's name is Mei", "when": ""},
-        {"text": "I like the novel 'One Hundred Years of Solitude'", "when": ""}]})
-    kept = [c["text"] for c in candidates_from(extraction, message, now, important=False, max_tokens=200,
-                                               encoding="o200k_base")]
+    kept = _kept(["My sister's name is Mei", "I like the novel 'One Hundred Years of Solitude'"],
+                 "My sister's name is Mei, and my favourite book is One Hundred Years of Solitude.")
     assert kept == ["My sister's name is Mei", "My favourite book is One Hundred Years of Solitude"]
     # a slot another candidate of the turn keeps is not lost
-    extraction = Extraction.model_validate({"memories": [{"text": "My favourite book is Dune", "when": ""},
-                                                         {"text": "I love Dune", "when": ""}]})
-    assert [c["text"] for c in candidates_from(extraction, "My favourite book is Dune, I love it.", now,
-                                               important=False, max_tokens=200, encoding="o200k_base")] == [
+    assert _kept(["My favourite book is Dune", "I love Dune"], "My favourite book is Dune, I love it.") == [
         "My favourite book is Dune", "I love Dune"]
 
 
