@@ -123,7 +123,10 @@ def test_ambiguous_and_malformed_prefixes(cli: Any, capsys: pytest.CaptureFixtur
     assert cli("memories", "show", "", "--user", "p") == 2  # bad input, not "no memory ''"
     assert "the memory id is empty" in capsys.readouterr().err
     assert cli("memories", "show", "zzzz", "--user", "p") == 4  # not an id of theirs: not found
-    assert cli("memories", "show", "0000", "--user", "p") in (2, 4)
+    # a well-formed hex prefix that names none of their memories (ids are random: pick one no id starts with)
+    unused = next(f"{n:04x}" for n in range(0x10000) if not any(i.startswith(f"{n:04x}") for i in ids))
+    assert cli("memories", "show", unused, "--user", "p") == 4
+    assert f"no memory '{unused}'" in capsys.readouterr().err
 
 
 def test_review_both_and_explain_merged(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
