@@ -271,10 +271,29 @@ def grounded(candidate: str, message: str) -> bool:
     if _RELATIVE_TIME.findall(candidate.lower()) and not set(_RELATIVE_TIME.findall(candidate.lower())) <= set(
             _RELATIVE_TIME.findall(message.lower())):
         return False  # "下周五" extracted as "上周五": a memory must not move the user's plans in time
+    if not in_the_users_language(candidate, message):
+        return False
     units = grounding_units(candidate)
     if not units:
         return False
     return len(units & grounding_units(message)) / len(units) >= 0.5
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def in_the_users_language(candidate: str, message: str) -> bool:
+    """A memory is written in the language the user wrote (the extraction prompt asks for it). When no sentence of
+    the message is in English, the candidate's English words must be words of the message ("我在Google工作" keeps
+    Google; "I live in杭州" for "我住在杭州" is a translation, and its half-match on 杭州 must not pass for the
+    user's fact); when none is in Chinese, every Chinese character it has must be in the message."""
+    from memory.answers import language
+
+    said = {language(s) for s in sentences(message)}
+    if "en" not in said and not {w.lower() for w in _LATIN_WORD.findall(candidate)} <= {
+            w.lower() for w in _LATIN_WORD.findall(message)}:
+        return False
+    return "zh" in said or set(_CJK.findall(candidate)) <= set(_CJK.findall(message))
 
 
 # Relative time words: a candidate may only use those the message used.
