@@ -78,13 +78,14 @@ def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Se
     if time_window:
         hint = prompts.render("time_hint", time_window, override=overrides.get("time_hint"))
     asked = next((m.text for m in turn_messages if isinstance(m, HumanMessage)), "")
+    said_in = language(asked)
     dated = bool(time_window) or bool(_ASKS_WHEN.search(asked))
     lines = [compact_memory_line(m, tz, dated=dated) if compact else memory_line(m, tz) for m in recalled]
 
     def system(kept: int) -> str:
         if compact:
             return prompts.render("respond_compact", {
-                "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "time_hint": hint, "language": REPLY_IN[language(asked)],
+                "now": now.strftime("%Y-%m-%d %H:%M (%A)"), "time_hint": hint, "language": REPLY_IN[said_in],
                 "memories": "\n".join(lines[:kept]) or "(none)",
                 "tasks": "\n".join(f"- {t['title']}: {t.get('progress', '')}" for t in tasks) or "(none)"},
                 override=overrides.get("respond_compact"))
@@ -96,6 +97,10 @@ def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Se
     history: list[BaseMessage] = [
         HumanMessage(e["content"]) if e["role"] == "user" else AIMessage(e["content"])
         for e in window if e["role"] in ("user", "assistant")
+        # a small model follows the session's language, not the instruction: with two English turns before it, 7
+        # of 10 Chinese messages were answered in English (0 of 10 without them), so it sees only the turns in
+        # the language of the message (the memories still hold what the others said)
+        and not (compact and said_in and language(e["content"]) not in (said_in, ""))
     ]
     fixed = count_tokens(system(0), encoding) + PER_MESSAGE + PER_REPLY + sum(
         PER_MESSAGE + count_tokens(_content(m), encoding) for m in turn_messages)

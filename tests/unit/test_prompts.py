@@ -58,3 +58,25 @@ def test_respond_prompt_from_the_node_has_no_unfilled_placeholder() -> None:
     system = p.messages[0].text
     assert "${" not in system and "用户住在杭州" in system and "端午节" in system
     assert '<memories>\n{"text": "用户住在杭州"' in system  # memories are delimited data, one JSON per line
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_a_small_model_sees_only_the_sessions_turns_in_the_messages_language(compact: bool) -> None:
+    """With two English turns before it, the bundled 0.5B model answered 7 of 10 Chinese messages in English."""
+    now = datetime(2026, 7, 15, 10, tzinfo=ZoneInfo("Asia/Shanghai"))
+    window = [{"role": "user", "content": "I live in Shenzhen.", "ts": 0},
+              {"role": "assistant", "content": "Got it, you live in Shenzhen.", "ts": 0},
+              {"role": "user", "content": "我妹妹叫小梅。", "ts": 0},
+              {"role": "assistant", "content": "好的，你妹妹叫小梅。", "ts": 0},
+              {"role": "user", "content": "👍", "ts": 0}]  # no language: kept
+    p = build_prompt(now=now, recalled=[], tasks=[], window=window, turn_messages=[HumanMessage("我现在住在哪里？")],
+                     time_window=None, budget=3000, encoding="o200k_base", compact=compact)
+    history = [m.text for m in p.messages[1:-1]]
+    if compact:
+        assert history == ["我妹妹叫小梅。", "好的，你妹妹叫小梅。", "👍"]
+        assert "Reply in Chinese" in p.messages[0].text
+    else:  # a capable model keeps the whole window
+        assert history == [e["content"] for e in window]
+    english = build_prompt(now=now, recalled=[], tasks=[], window=window, turn_messages=[HumanMessage("Where?")],
+                           time_window=None, budget=3000, encoding="o200k_base", compact=compact)
+    assert len(english.messages) == (5 if compact else 7)  # system, the two English turns, 👍, the message
