@@ -208,7 +208,20 @@ def cmd_chat(args: argparse.Namespace) -> int:
         spinner.stop()
     args.answer_printed = answer.started
     print_turn(turn_json(result), args, ZoneInfo(settings.timezone))
+    if args.resume is None and not args.json:
+        _task_hint(args, deps)
     return 0
+
+
+def _task_hint(args: argparse.Namespace, deps: Any) -> None:
+    """A model on the compact profile is given no tools: a request for a task makes none, so say how to make it."""
+    from graph.models import describe, uses_compact
+    from memory.junk import asks_for_task
+
+    model = deps.models.chat()
+    if asks_for_task(args.message) and uses_compact(deps.settings, model):
+        print(f"palace: {describe(model)[0]} does not create tasks; add it with: palace tasks add TITLE --steps N "
+              f"--user {args.user}", file=sys.stderr)
 
 
 def cmd_memories_add(args: argparse.Namespace) -> int:

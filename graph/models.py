@@ -159,6 +159,11 @@ def is_small_local(model: BaseChatModel) -> bool:
     return describe(model)[0] == MODEL_ALIAS
 
 
+def uses_compact(settings: Settings, model: BaseChatModel) -> bool:
+    """Does ``model`` get the compact prompt profile (short, no tools)?"""
+    return settings.prompt_profile == "compact" or (settings.prompt_profile == "auto" and is_small_local(model))
+
+
 def describe(model: BaseChatModel) -> tuple[str, str]:
     """(model name, where it is served) for errors and the ledger."""
     name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__

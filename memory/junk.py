@@ -45,14 +45,17 @@ _QUESTION_ZH = re.compile(r"(吗|呢|么|嘛)\W*$|^(请问|问一下|为什么|�
                           r"(是什么|是谁|在哪|去哪|哪里|哪儿|哪个|哪家|哪天|哪年|什么时候|几点|几号|多少|怎么样|如何|有没有|"
                           r"干啥|做啥|啥|干嘛|"
                           r"是不是|对不对|能不能|可不可以|要不要)\W*$")
+# Asking for a task to be made ("Please create a task to renew my passport", "帮我创建一个任务").
+_TASK_EN = r"(create|make|add|set up|start|open) (me )?(a |an |the )?(new )?(task|reminder|to-?do|checklist|plan)s?"
+_TASK_ZH = r"(帮我)?(创建|新建|建|添加|加|设置|设)(一个|一下|个)?(新的?)?(任务|待办|提醒|计划|清单)"
+_TASK_REQUEST = re.compile(r"^\W*(please\s+)?(can you |could you |would you |will you )?(please\s+)?" + _TASK_EN
+                           + r"\b|^\W*(请)?(你)?" + _TASK_ZH, re.IGNORECASE)
 _REQUEST_EN = re.compile(
     r"^\W*(please\s+)?(tell me|show me|give me|list|recall|summari[sz]e|explain|describe|remind me what|"
     r"what about|let me know|can you|could you|would you|will you|do you (know|remember)|help me (find|remember "
-    r"what)|search|look up|find|(create|make|add|set up|start|open) (me )?(a |an |the )?(new )?(task|"
-    r"reminder|to-?do|checklist|plan)s?)\b", re.IGNORECASE)
+    r"what)|search|look up|find|" + _TASK_EN + r")\b", re.IGNORECASE)
 _REQUEST_ZH = re.compile(r"^\W*(请)?(告诉我|给我讲|给我看|跟我说说|帮我查|帮我找|查一下|搜一下|"
-                         r"列出|说说|讲讲|总结一下|你记得|你还记得|你知道|(帮我)?(创建|新建|建|添加|加|设置|设)"
-                         r"(一个|一下|个)?(新的?)?(任务|待办|提醒|计划|清单))")
+                         r"列出|说说|讲讲|总结一下|你记得|你还记得|你知道|" + _TASK_ZH + ")")
 # A candidate memory that only reports the conversation itself ("The user asked where they live.").
 _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to know|wanted to know|greeted|said "
                    r"(hello|hi|thanks)|thanked|inquired|is wondering|问了?|询问|打招呼|问候|表示感谢|想知道|"
@@ -246,6 +249,11 @@ def respaced(candidate: str, message: str) -> str:
         return word if word.lower() in known else joined.get(word.lower(), word)
 
     return _WORD.sub(fix, candidate)
+
+
+def asks_for_task(text: str) -> bool:
+    """Does a sentence of ``text`` ask for a task to be made ("Please create a task…", "帮我创建一个任务")?"""
+    return any(_TASK_REQUEST.search(s) for s in sentences(text))
 
 
 def grounding_units(text: str) -> set[str]:

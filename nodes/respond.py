@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 import prompts
 from graph.context import Context
 from graph.deps import Deps
-from graph.models import describe, invoke, is_small_local, usage_of
+from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
 from memory.answers import clean_answer, language
 from memory.budget import BudgetPlan, fit_budget
@@ -124,7 +124,7 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         turn = turn_of(state)
         rounds = state.get("tool_rounds", 0)
         model = deps.models.chat(ctx.chat_model)
-        compact = s.prompt_profile == "compact" or (s.prompt_profile == "auto" and is_small_local(model))
+        compact = uses_compact(s, model)
         prompt = build_prompt(now=clock(turn), recalled=state.get("recalled", []), tasks=state.get("tasks", []),
                               window=state.get("window", []), turn_messages=this_turn(state["messages"]),
                               time_window=state.get("time_window"), budget=s.prompt_token_budget,

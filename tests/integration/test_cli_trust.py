@@ -143,6 +143,21 @@ def test_review_both_and_explain_merged(cli: Any, capsys: pytest.CaptureFixture[
     assert "merged" in out and "into" in out
 
 
+@pytest.mark.parametrize("message", ["Please create a task to renew my passport.", "帮我创建一个任务：报销审批"])
+def test_a_task_request_to_a_model_without_tools_says_how_to_add_it(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, message: str) -> None:
+    monkeypatch.setenv("PALACE_PROMPT_PROFILE", "compact")  # the local model's profile: no tools
+    assert cli("chat", message, "--user", "tq", "--session", "s") == 0
+    err = capsys.readouterr().err
+    assert "does not create tasks; add it with: palace tasks add TITLE --steps N --user tq" in err
+    assert cli("tasks", "list", "--user", "tq", "--json") == 0 and json.loads(capsys.readouterr().out) == []
+    assert cli("chat", "I renewed my passport.", "--user", "tq", "--session", "s") == 0
+    assert "does not create tasks" not in capsys.readouterr().err  # a statement gets no hint
+    monkeypatch.setenv("PALACE_PROMPT_PROFILE", "full")  # a model with the task tools: no hint
+    assert cli("chat", message, "--user", "tq", "--session", "s") == 0
+    assert "does not create tasks" not in capsys.readouterr().err
+
+
 def test_tasks_add_advance_done(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("tasks", "add", "Expense approval", "--steps", "3", "--user", "t", "--json") == 0
     task = _json(capsys)
