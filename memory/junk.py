@@ -119,21 +119,34 @@ def _by_slot(statement: str) -> list[str]:
     from memory.gates import single_valued_slots
 
     held = single_valued_slots(statement)
-    if len(held) < 2 or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
+    if not held or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
         return [statement]
     cjk = bool(_CJK.search(statement))
     for m in _GOES_ON.finditer(statement):
         left, right = statement[:m.start()].strip(), statement[m.end():].strip()
-        if not (_whole(left) and _whole(right)):
-            continue
         if cjk and not right.startswith("我"):
             right = "我" + right
         elif not cjk and not re.match(r"(?:i|i'm)\b", right, re.IGNORECASE):
             right = "I " + right
+        if not (_whole(left) and _whole(right)):
+            continue
         a, b = single_valued_slots(left), single_valued_slots(right)
-        if a and b and not a & b:
+        # two slots; or a slot and something else the user does, said without a subject ("I work at Alibaba and
+        # love hiking", an extractor's "我是在阿里巴巴工作，喜欢爬山"): a later "I changed jobs" must not retire it
+        if (a and b and not a & b) or (bool(a) != bool(b) and _GOES_ON_DOING.match(statement[m.end():].strip())
+                                       and not _ABOUT_THE_OTHER.search(right)):
             return [left, *_by_slot(right)]
     return [statement]
+
+
+# A clause that only points back at the other ("and love it", "喜欢这里"): cut off, it says nothing.
+_ABOUT_THE_OTHER = re.compile(r"\b(it|that|this|them|there|here)(\s+(a lot|so much|very much|there|here))?\W*$|"
+                              r"(它|这里|那里|这儿|那儿|这个|那个)\W*$", re.IGNORECASE)
+# What a clause without a subject starts with when it says what the user does (not "…, a big company").
+_GOES_ON_DOING = re.compile(
+    r"(?:also\s+|often\s+|usually\s+)?(?:like|love|enjoy|hate|prefer|play|have|own|speak|drink|eat|study|"
+    r"practi[cs]e|collect|read|watch|cook|run|swim|ride|drive|keep|live|work|am)\b|"
+    r"(?:也|还|平时|经常|常常|每天|每周|周末)?(?:喜欢|爱|热爱|讨厌|养|有|会|擅长|学|住|在)", re.IGNORECASE)
 
 
 def _content_free(sentence: str) -> bool:

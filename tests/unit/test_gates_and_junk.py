@@ -228,6 +228,17 @@ def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted
     ("I live in Hangzhou. And I love green tea.", ["I live in Hangzhou.", "I love green tea."]),
     ("I live in Hangzhou. and my dog is Max.", ["I live in Hangzhou.", "My dog is Max."]),
     ("My sister and I love hiking.", ["My sister and I love hiking."]),
+    # a one-valued slot and what else the user does, said without a subject (the trial's extractor wrote the first)
+    ("我是在阿里巴巴工作，喜欢爬山。", ["我是在阿里巴巴工作", "我喜欢爬山。"]),
+    ("我喜欢爬山，在阿里巴巴工作。", ["我喜欢爬山", "我在阿里巴巴工作。"]),
+    ("I work at Alibaba and love hiking.", ["I work at Alibaba", "I love hiking."]),
+    ("I live in Hangzhou and have a dog.", ["I live in Hangzhou", "I have a dog."]),
+    # ... but not an apposition, a place's country, or a clause that only points back at the slot
+    ("I work at Tencent, a big company.", ["I work at Tencent, a big company."]),
+    ("我住在杭州，一个美丽的城市。", ["我住在杭州，一个美丽的城市。"]),
+    ("I live in Hangzhou, and love it.", ["I live in Hangzhou, and love it."]),
+    ("我住在杭州，很喜欢这里。", ["我住在杭州，很喜欢这里。"]),
+    ("My sister lives in Paris and loves hiking.", ["My sister lives in Paris and loves hiking."]),
 ])
 def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str]) -> None:
     assert split_facts(text) == facts
