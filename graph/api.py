@@ -129,6 +129,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
     from langgraph.types import Command
 
     from graph.context import Context
+    from memory.answers import OpenerFilter
     from nodes._turn import final_answer
     from nodes.confirm import ANSWERS, parse_confirmation
 
@@ -151,7 +152,18 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
         payload: dict[str, Any] = {"messages": [HumanMessage(text)], "important": important}
         if at:
             payload["at"] = at
-        _drive(graph, payload, config, ctx, on_token, on_answer)
+        if on_token is None:
+            _drive(graph, payload, config, ctx, None, on_answer)
+        else:  # the stream shows the answer as it is stored: without a hollow "You're right!" before it
+            tokens = OpenerFilter(text, on_token)
+
+            def answered() -> None:
+                tokens.flush()
+                if on_answer is not None:
+                    on_answer()
+
+            _drive(graph, payload, config, ctx, tokens, answered)
+            tokens.flush()
     snapshot = graph.get_state(config)
     values = dict(snapshot.values)
     answer = final_answer(values.get("messages", []))

@@ -20,7 +20,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
-from memory.answers import clean_answer, language
+from memory.answers import clean_answer, hollow_opener, language
 from memory.budget import BudgetPlan, fit_budget
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
 from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
@@ -134,8 +134,9 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         reply = invoke(model, prompt.messages, tools=tools if use_tools else ())
         if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only
             reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
-        if compact and not reply.tool_calls:  # small models loop and echo the prompt: repair what can be
-            cleaned = clean_answer(reply.text)
+        if not reply.tool_calls:  # small models loop and echo the prompt: repair what can be
+            cleaned = clean_answer(reply.text) if compact else reply.text
+            cleaned = cleaned[hollow_opener(cleaned, turn["message"]):]  # as the stream showed it (OpenerFilter)
             if cleaned != reply.text:
                 reply = AIMessage(cleaned, id=reply.id, usage_metadata=reply.usage_metadata)
         prompt_tokens, completion = usage_of(reply, prompt.messages, s.token_encoding)
