@@ -158,6 +158,22 @@ def test_a_task_request_to_a_model_without_tools_says_how_to_add_it(
     assert "does not create tasks" not in capsys.readouterr().err
 
 
+def test_a_hollow_opener_is_neither_shown_nor_stored(cli: Any, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from graph.testing import ScriptedBrain
+
+    answer = ScriptedBrain.answer
+    monkeypatch.setattr(ScriptedBrain, "answer", lambda self, messages, tools: "You're right! " + str(
+        answer(self, messages, tools)))
+    assert cli("chat", "I live in Hangzhou.", "--user", "ho", "--session", "s") == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("I do not remember anything about that.") and "right" not in shown
+    assert cli("chat", "I live in Hangzhou, right?", "--user", "ho", "--session", "s", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["answer"].startswith("You're right! I remember:")  # asked for it
+    assert cli("chat", "I love green tea.", "--user", "ho", "--session", "s", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["answer"].startswith("I remember:")  # stored without it as well
+
+
 def test_tasks_add_advance_done(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli("tasks", "add", "Expense approval", "--steps", "3", "--user", "t", "--json") == 0
     task = _json(capsys)
