@@ -7,7 +7,8 @@ A date without a year means its most recent occurrence up to ``now``. Weekends a
 calendar week ("last weekend", "上个周末"); parts of a month are days 1-10, 11-20 and 21 to the end ("early
 March", "3月初", "五月中旬", "月底"); fuzzy spans are bounded windows ("a few weeks ago": 6 to 1 weeks back,
 "前几天": the 7 days before today, "半年前": the three months around six months back, "前阵子": the last 60
-days). Pure functions: no I/O, no clock.
+days). Plans in the near future have their own rules ("next Friday", "下周五", "tomorrow", "下个月"), read before a
+bare weekday, which means the most recent one. Pure functions: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -400,6 +401,47 @@ def _today(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
 @_rule(rf"\b({_EN_NUM}) days? ago\b|({_ZH_NUM})天(?:前|以前|之前)")
 def _days_ago(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     return _day(now, now.date() - timedelta(days=_number(m[1] or m[2])))
+
+
+# The near future, for plans ("next Friday I'm flying to Tokyo", "下周五", "明天"): before the weekday rules, which
+# would read "next Friday" as the most recent Friday. "next <weekday>" is that day of the next calendar week, as
+# "last <weekday>" is of the previous one; "this coming <weekday>" the first such day after today.
+@_rule(r"\b(?:the )?day after tomorrow\b|(?<![大之以])后天")
+def _day_after_tomorrow(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date() + timedelta(days=2))
+
+
+@_rule(r"\btomorrow\b|明天|明日|明早|明晚")
+def _tomorrow(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _day(now, now.date() + timedelta(days=1))
+
+
+@_rule(r"\b(next|this coming|coming) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+       r"|(下下|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+def _next_weekday(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    monday = now.date() - timedelta(days=now.weekday())
+    if m[2]:
+        target = _WEEKDAYS_EN[m[2].lower()]
+        if m[1].lower() == "next":
+            return _day(now, monday + timedelta(weeks=1, days=target))
+        return _day(now, now.date() + timedelta(days=(target - now.weekday()) % 7 or 7))
+    return _day(now, monday + timedelta(weeks=2 if m[3] == "下下" else 1, days=_WEEKDAYS_ZH[m[4]]))
+
+
+@_rule(r"\b(?:the )?week after next\b|\bnext week\b|(下下|下)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])")
+def _next_week(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _week(now, -2 if m[0].startswith(("下下", "the week after", "week after")) else -1)
+
+
+@_rule(r"\bnext month\b|下个?月(?!份?[初底末]|份?[上中下]旬)")
+def _next_month(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    year, month = (now.year + 1, 1) if now.month == 12 else (now.year, now.month + 1)
+    return _month(now, year, month)
+
+
+@_rule(r"\bnext year\b|明年")
+def _next_year(m: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    return _year(now, now.year + 1)
 
 
 @_rule(r"\b(last|this|on|past)? ?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")

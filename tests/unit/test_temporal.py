@@ -305,7 +305,9 @@ PAST_PHRASES = ["last weekend", "the weekend before last", "上个周末", "上�
 BEGUN_PHRASES = ["early March", "mid-June", "late December", "the beginning of May", "the end of August",
                  "3月初", "五月中旬", "十二月下旬", "2月底", "6月上旬", "early this month", "上旬", "月初",
                  "today", "this week", "本月", "今年", "in March", "6月"]
-FUTURE_PHRASES = ["this weekend", "这周末", "月底", "下旬", "中旬", "the end of this month"]
+FUTURE_PHRASES = ["this weekend", "这周末", "月底", "下旬", "中旬", "the end of this month", "tomorrow", "明天",
+                  "the day after tomorrow", "后天", "next Friday", "this coming Friday", "下周五", "下下周三",
+                  "next week", "下周", "the week after next", "next month", "下个月"]
 MAX_SPAN = timedelta(days=4 * 366 + 1)
 
 
@@ -339,3 +341,38 @@ def test_a_date_that_comes_back_every_year_dates_no_event(text: str, day: date |
 
     ms = event_time_ms(NOW, "", text)
     assert (None if ms is None else datetime.fromtimestamp(ms / 1000, TZ).date()) == day
+
+
+THURSDAY = datetime(2026, 12, 3, 19, tzinfo=TZ)
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    # plans: the helper's trial stored "Next Friday I'm flying to Tokyo" as the Friday before
+    ("Next Friday I'm flying to Tokyo for a conference.", d(2026, 12, 11), d(2026, 12, 12)),
+    ("下周五我要飞去东京开会。", d(2026, 12, 11), d(2026, 12, 12)),
+    ("this coming Friday", d(2026, 12, 4), d(2026, 12, 5)),
+    ("next Monday", d(2026, 12, 7), d(2026, 12, 8)),
+    ("下下周三", d(2026, 12, 16), d(2026, 12, 17)),
+    ("tomorrow", d(2026, 12, 4), d(2026, 12, 5)),
+    ("明天我要开会", d(2026, 12, 4), d(2026, 12, 5)),
+    ("the day after tomorrow", d(2026, 12, 5), d(2026, 12, 6)),
+    ("后天", d(2026, 12, 5), d(2026, 12, 6)),
+    ("next week", d(2026, 12, 7), d(2026, 12, 14)),
+    ("下周我要出差", d(2026, 12, 7), d(2026, 12, 14)),
+    ("the week after next", d(2026, 12, 14), d(2026, 12, 21)),
+    ("next month", d(2027, 1, 1), d(2027, 2, 1)),
+    ("下个月我要去北京", d(2027, 1, 1), d(2027, 2, 1)),
+    ("明年", d(2027, 1, 1), d(2028, 1, 1)),
+    # the past forms are unchanged
+    ("last Friday", d(2026, 11, 27), d(2026, 11, 28)),
+    ("上周五", d(2026, 11, 27), d(2026, 11, 28)),
+    ("Friday", d(2026, 11, 27), d(2026, 11, 28)),
+])
+def test_plans_in_the_near_future_are_dated_ahead(text: str, start: datetime, end: datetime) -> None:
+    window = parse_time_window(text, THURSDAY)
+    assert window is not None and (window.start, window.end) == (start, end)
+
+
+@pytest.mark.parametrize("text", ["以后天天跑步", "我下午要开会"])
+def test_words_that_only_look_like_the_future_name_no_day(text: str) -> None:
+    assert parse_time_window(text, THURSDAY) is None
