@@ -50,7 +50,7 @@ _OPENERS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
                 r"\s*[!.,，。！]\s*", re.IGNORECASE),
      re.compile(r"\b(?:right|correct|true|isn(?:'|’)t it|am i|is it|is that|are you sure)\b|"
                 r"对吗|对吧|对不对|是吗|是不是|没错吧|吧[?？]", re.IGNORECASE)),
-    (re.compile(r"\s*you(?:'|’)re\s+(?:very\s+|most\s+)?welcome\s*[!.,，。！]\s*", re.IGNORECASE),
+    (re.compile(r"\s*(?:you(?:'|’)re|you are)\s+(?:very\s+|most\s+)?welcome\s*[!.,，。！]\s*", re.IGNORECASE),
      re.compile(r"\b(?:thanks?|thank you|thx|ty|cheers|appreciate)\b|谢", re.IGNORECASE)),
     (re.compile(r"\s*(?:你说得对|你说的对|没错|对的|是的)\s*[!.,，。！]\s*"),
      re.compile(r"对吗|对吧|对不对|是吗|是不是|没错吧|吗[?？]?\s*$|\b(?:right|correct)\b", re.IGNORECASE)),
@@ -98,8 +98,8 @@ class OpenerFilter:
 
 _OPENING_WORDS = ("you're right", "you are right", "you're correct", "you are correct", "that's right",
                   "that is right", "that's correct", "that is correct", "you're absolutely right",
-                  "you're quite right", "you're welcome", "you're very welcome", "you're most welcome",
-                  "你说得对", "你说的对", "没错", "对的", "是的", "不客气")
+                  "you're quite right", "you're welcome", "you are welcome", "you're very welcome",
+                  "you're most welcome", "你说得对", "你说的对", "没错", "对的", "是的", "不客气")
 
 
 def _could_open(text: str) -> bool:

@@ -24,6 +24,7 @@ def _streamed(message: str, tokens: list[str]) -> str:
     ("What is my favourite book?", ["You", "’re", " correct", ",", " it", " is", " Dune."], "it is Dune."),
     ("I moved to Shanghai.", ["That", "'s", " right", "!", " You", " moved."], "You moved."),
     ("I like hiking.", ["You're welcome!", " Hiking", " is", " fun."], "Hiking is fun."),
+    ("Hello!", ["You", " are", " welcome", "!", " How", " can", " I", " help?"], "How can I help?"),  # the trial
     ("我搬到了上海。", ["没错", "！", "你", "搬到了上海。"], "你搬到了上海。"),
     ("我住在哪里？", ["是的", "，", "你住在杭州。"], "你住在杭州。"),
     ("我喜欢喝茶。", ["不客气", "！", "喝茶很好。"], "喝茶很好。"),
