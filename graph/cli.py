@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
@@ -802,13 +803,24 @@ def _quiet_library_loggers() -> None:
     logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
 
 
-def _invalid_setting(exc: Exception) -> str | None:
-    """The one-line message of a pydantic ValidationError (a bad PALACE_* setting), else None. pydantic is not
-    imported for this: a command that never read the settings cannot have raised one."""
+def _invalid_setting(exc: BaseException) -> str | None:
+    """The one-line message of a bad PALACE_* setting (pydantic's ValidationError, or pydantic-settings' error for
+    a JSON setting such as PALACE_PRICES that does not parse), else None. pydantic is not imported for this: a
+    command that never read the settings cannot have raised one."""
+    settings_errors = sys.modules.get("pydantic_settings.exceptions")
+    if settings_errors is not None and isinstance(exc, settings_errors.SettingsError):
+        field = re.search(r'field "(\w+)"', str(exc))
+        cause = exc.__cause__
+        why = f"not valid JSON ({one_line(str(cause))})" if type(cause).__name__ == "JSONDecodeError" else \
+            one_line(str(cause)) if cause is not None else "cannot be parsed"
+        return f"invalid setting PALACE_{field[1].upper() if field else '?'}: {why}"
     core = sys.modules.get("pydantic_core")
     if core is None or not isinstance(exc, core.ValidationError):
         return None
     first = exc.errors()[0]
+    wrapped = (first.get("ctx") or {}).get("error")
+    if not first["loc"] and isinstance(wrapped, BaseException):  # the SettingsError, raised inside a validator
+        return _invalid_setting(wrapped)
     name = "PALACE_" + "_".join(str(p) for p in first["loc"]).upper()
     return f"invalid setting {name}: {one_line(first['msg'])}"
 

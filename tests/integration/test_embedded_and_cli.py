@@ -121,6 +121,15 @@ def test_invalid_setting_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert err.startswith("palace: error: invalid setting PALACE_STM_TTL_S") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("value", "says"), [("notjson", "not valid JSON"), ('{"m": "a"}', "PALACE_PRICES_M")])
+def test_a_json_setting_that_does_not_parse_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch, value: str, says: str) -> None:
+    monkeypatch.setenv("PALACE_PRICES", value)  # was a traceback and exit 1 (a helper's trial)
+    assert main(["--data-dir", str(tmp_path), "usage"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("palace: error: invalid setting PALACE_PRICES") and says in err and err.count("\n") == 1
+
+
 def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "services" in capsys.readouterr().out
