@@ -157,10 +157,13 @@ def select_tasks(*, session: bool, status: bool) -> str:
 
 
 def usage_summary_sql(group_by: str, *, user: bool) -> str:
+    """Per key and model: calls, tokens, the costs recorded, and the completion tokens of the calls that have a
+    baseline (what a report at other prices needs to price the baseline as the ledger does)."""
     key = USAGE_GROUPS[group_by]
     where = "WHERE user_id = %s" if user else ""
     return (
-        f"SELECT {key} AS k, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), "
-        f"sum(baseline_prompt_tokens), sum(baseline_cost_usd) "
-        f"FROM palace_usage {where} GROUP BY k ORDER BY k"
+        f"SELECT {key} AS k, model, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), "
+        f"sum(baseline_prompt_tokens), sum(baseline_cost_usd), "
+        f"coalesce(sum(completion_tokens) FILTER (WHERE baseline_prompt_tokens > 0), 0) "
+        f"FROM palace_usage {where} GROUP BY k, model ORDER BY k, model"
     )

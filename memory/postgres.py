@@ -261,6 +261,24 @@ def _money(value: float | Decimal) -> Decimal:
 Prices = dict[str, tuple[float, float]]  # model (or "*") -> USD per million prompt / completion tokens
 
 
+def summarize_usage(rows: Sequence[Sequence[Any]], prices: Prices) -> list[UsageRow]:
+    """One row per key from the ledger's rows per (key, model) (:func:`~memory.pg_base.usage_summary_sql`). With
+    ``prices`` (PALACE_PRICES as the report runs) every call is priced at them, as the README's ``PALACE_PRICES=…
+    palace usage`` promises, calls recorded before a price was set included; without, the costs recorded."""
+    totals: dict[str, list[Any]] = {}
+    for key, model, calls, prompt, completion, cost, baseline_prompt, baseline_cost, baseline_completion in rows:
+        if prices:
+            cost = cost_of(prices, str(model), int(prompt), int(completion))
+            baseline_cost = cost_of(prices, str(model), int(baseline_prompt), int(baseline_completion))
+        add = (int(calls), int(prompt), int(completion), _money(cost), int(baseline_prompt), _money(baseline_cost))
+        total = totals.setdefault(str(key), [0, 0, 0, Decimal(0), 0, Decimal(0)])
+        for i, value in enumerate(add):
+            total[i] += value
+    out = {key: UsageRow(key=key, calls=t[0], prompt_tokens=t[1], completion_tokens=t[2], cost_usd=t[3],
+                         baseline_prompt_tokens=t[4], baseline_cost_usd=t[5]) for key, t in totals.items()}
+    return list(out.values())
+
+
 def cost_of(prices: Prices, model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:
     """USD for one call at ``prices`` (PALACE_PRICES); 0 for a model without a price."""
     prompt_price, completion_price = prices.get(model) or prices.get("*") or (0.0, 0.0)
@@ -308,8 +326,7 @@ class UsageLedger:
         query = sql.usage_summary_sql(group_by, user=user_id is not None)
         with pg_unavailable(self.url), self.pool.connection() as conn:
             rows = conn.execute(query, params).fetchall()
-        return [UsageRow(key=str(r[0]), calls=r[1], prompt_tokens=r[2], completion_tokens=r[3], cost_usd=r[4],
-                         baseline_prompt_tokens=r[5], baseline_cost_usd=r[6]) for r in rows]
+        return summarize_usage(rows, self.prices)
 
     def delete_user(self, user_id: str) -> int:
         check_id("user id", user_id, max_length=self.max_id_length)

@@ -184,6 +184,28 @@ def test_usage_prices_and_the_full_history_baseline(cli: Any, capsys: pytest.Cap
     assert "PALACE_PRICES" in capsys.readouterr().err
 
 
+def test_usage_prices_calls_made_before_a_price_was_set(cli: Any, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `PALACE_PRICES=... palace usage`: a helper's trial set it for the report only and got $0."""
+    monkeypatch.delenv("PALACE_PRICES", raising=False)
+    for i in range(3):
+        assert cli("chat", f"My locker number is {40 + i}, and I keep my gym shoes in it.", "--user", "cy",
+                   "--session", "s") == 0
+    capsys.readouterr()
+    assert cli("usage", "--user", "cy", "--by", "model", "--json") == 0
+    unpriced = _json(capsys)
+    assert float(unpriced["cost_usd"]) == 0 and unpriced["rows"]
+    monkeypatch.setenv("PALACE_PRICES", '{"*": [1000.0, 2000.0]}')
+    assert cli("usage", "--user", "cy", "--by", "model", "--json") == 0
+    priced = _json(capsys)
+    for row in priced["rows"]:
+        assert float(row["cost_usd"]) == pytest.approx(
+            (row["prompt_tokens"] * 1000.0 + row["completion_tokens"] * 2000.0) / 1_000_000, abs=1e-8)
+        assert float(row["cost_usd"]) > 0
+    assert float(priced["full_history_cost_usd"]) > 0  # the baseline is priced the same way
+    assert [r["prompt_tokens"] for r in priced["rows"]] == [r["prompt_tokens"] for r in unpriced["rows"]]
+
+
 def test_the_full_history_baseline_grows_with_the_session(agent: Any) -> None:
     first = agent.turn("u", "s", "My locker code is 4512.")
     second = agent.turn("u", "s", "My sister is called Mei and she lives in Hangzhou.")
