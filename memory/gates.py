@@ -58,11 +58,23 @@ _OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s
 _OWNER_ZH = re.compile(r"^\W*(?:\w{1,4}[：:]\s*)?(?:我|用户|他|她)的?("
                        + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
 
+# What someone is by trade: "I am a software engineer at Alibaba" holds the work slot as "I work at Alibaba" does.
+_OCCUPATIONS_EN = ("engineer", "developer", "programmer", "doctor", "nurse", "teacher", "lawyer", "accountant",
+                   "designer", "manager", "scientist", "analyst", "consultant", "researcher", "professor", "intern",
+                   "architect", "editor", "chef", "pilot", "technician", "salesperson", "director", "officer",
+                   "specialist", "clerk", "dentist", "pharmacist", "journalist", "librarian", "mechanic",
+                   "electrician", "plumber", "paramedic", "surgeon", "physician", "therapist", "cashier")
+_OCCUPATIONS_ZH = ("工程师", "程序员", "医生", "护士", "老师", "教师", "律师", "会计", "设计师", "经理", "分析师",
+                   "顾问", "研究员", "教授", "实习生", "架构师", "编辑", "厨师", "飞行员", "技术员", "销售", "总监",
+                   "主管", "职员", "员工", "记者", "司机", "店员", "医师", "药剂师")
+
 # slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
 _SLOTS: dict[str, tuple[str, str]] = {
     "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
                   r"(?<![记抓顶站忍禁])住|搬到|搬家|定居|老家|家在"),
-    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b", r"工作|上班|就职|任职|职业|单位"),
+    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|\b(a|an)\s+([\w-]+\s+){0,2}?("
+             + "|".join(_OCCUPATIONS_EN) + r")s?\b",
+             r"工作|上班|就职|任职|职业|单位|(是|当|做)[^，。,.；;]{0,12}?(" + "|".join(_OCCUPATIONS_ZH) + ")"),
     "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
     "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
     "age": (r"\b(\d+ years? old|age[ds]?)\b", r"\d+岁|年龄|年纪"),

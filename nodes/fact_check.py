@@ -76,6 +76,9 @@ class VerifierVerdicts(BaseModel):
     verdicts: list[CandidateVerdict] = Field(default_factory=list)
 
 
+CHANGE_NEIGHBOURS = 20  # stored memories a stated change is checked against (the gates decide, not the order)
+
+
 def marks_important(text: str) -> bool:
     """The user says this matters ("remember this", "it's important", "记住", "很重要")."""
     return bool(_IMPORTANT.search(text))
@@ -268,7 +271,11 @@ def make_fact_check(deps: Deps) -> Any:
         vectors = deps.embeddings.embed_documents([c["text"] for c in cands])
         try:
             ltm = deps.long_term()
-            near = [ltm.search(turn["user_id"], v, limit=s.verify_neighbors) for v in vectors]
+            # the verifier sees the nearest few; a stated change may retire one further away: the same slot said
+            # in the other language scores lower than any two memories in one language ("我搬到了北京" left "I
+            # moved to Shanghai" current behind five Chinese memories in a helper's trial)
+            far = [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS)) for v in vectors]
+            near = [hits[:s.verify_neighbors] for hits in far]
         except ServiceUnavailableError as exc:
             if exc.service != "Qdrant":
                 raise
@@ -316,7 +323,7 @@ def make_fact_check(deps: Deps) -> Any:
             judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [shown[n] for n in ask],
                                numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
-        changed = stated_changes([verdicts[n] for n in range(len(cands))], near, gates)
+        changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates)
         return {"verdicts": changed, "usage": usage, "extraction": parsed_as}
 
     return fact_check

@@ -66,6 +66,25 @@ def test_a_stated_move_supersedes_the_old_place_even_when_the_verifier_says_add(
     assert cli("memories", "restore", retired["id"][:8], "--user", "u") == 0  # reversible, like every change
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("I moved to Shanghai last week.", "我搬到了北京。"),  # the other language, behind memories in the new one
+    ("I am a software engineer at Alibaba.", "我现在在腾讯工作。"),  # an occupation holds the work slot too
+])
+def test_a_stated_change_in_the_other_language_retires_the_old_value(
+        cli: Any, capsys: pytest.CaptureFixture[str], old: str, new: str) -> None:
+    assert cli("chat", old, "--user", "x", "--session", "s1") == 0
+    # closer to the new message than the old memory is
+    for other in ("我喜欢爬山。", "我妹妹叫小雨。", "我的护照号码尾号是4711。", "我每天早上喝咖啡。",
+                  "我有一只猫叫花花。", "我最喜欢的书是《红楼梦》。"):
+        assert cli("chat", other, "--user", "x", "--session", "s2") == 0
+    capsys.readouterr()
+    assert cli("chat", new, "--user", "x", "--session", "s3", "--json") == 0
+    verdicts = _json(capsys)["verdicts"]
+    assert [(v["decision"], v["target_text"]) for v in verdicts] == [("update", old.rstrip("."))]
+    assert cli("memories", "list", "--user", "x", "--status", "superseded", "--json") == 0
+    assert [m["text"] for m in _json(capsys)] == [old.rstrip(".")]
+
+
 def test_history_restore_and_short_ids(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     cli("chat", "I live in Beijing.", "--user", "u", "--session", "s")
     cli("chat", "I live in Shanghai.", "--user", "u", "--session", "s")

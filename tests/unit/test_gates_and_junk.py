@@ -383,3 +383,15 @@ def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
     assert uncovered_statements("我住在杭州，在阿里巴巴工作。", ["我喜欢在杭州，阿里巴巴工作。"]) == ["我住在杭州"]
     assert uncovered_statements("我住在杭州，在阿里巴巴工作。", ["我住在杭州", "我在阿里巴巴工作"]) == []
     assert uncovered_statements("I live in Hangzhou.", ["I love living in Hangzhou"]) == []  # "living": residence
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("I am a software engineer at Alibaba.", "self:work"), ("I'm a nurse at Mercy Hospital.", "self:work"),
+    ("My sister is a doctor.", "sister:work"), ("我是阿里巴巴的软件工程师", "self:work"), ("我妹妹是医生", "妹妹:work"),
+    ("I am a big fan of hiking.", None), ("I am a regular at the gym.", None), ("我是一个喜欢爬山的人", None),
+    ("I love my teacher.", None),
+])
+def test_an_occupation_holds_the_work_slot(text: str, slot: str | None) -> None:
+    from memory.gates import slots
+
+    assert (slot in slots(text)) if slot else not any(s.endswith(":work") for s in slots(text))
