@@ -249,9 +249,10 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 def respaced(candidate: str, message: str) -> str:
     """``candidate`` with the words a model glued together split as the user wrote them ("a blueToyota Corolla"
     from "a blue Toyota Corolla"): a word the message does not have, that two or three of its consecutive words
-    spell, becomes those words."""
+    spell, becomes those words; and a word of the message the model re-cased past its first letter is spelled as
+    the user did ("ByteDANCE" for "ByteDance", "Iphone" for "iPhone")."""
     said = _WORD.findall(message)
-    known = {w.lower() for w in said}
+    known = {w.lower(): w for w in said}
     joined: dict[str, str] = {}
     for n in (2, 3):
         for i in range(len(said) - n + 1):
@@ -259,7 +260,10 @@ def respaced(candidate: str, message: str) -> str:
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
-        return word if word.lower() in known else joined.get(word.lower(), word)
+        user = known.get(word.lower())
+        if user is None:
+            return joined.get(word.lower(), word)
+        return user if word[1:] != user[1:] else word  # "My" for "my" at a sentence's start stays
 
     return _WORD.sub(fix, candidate)
 

@@ -204,6 +204,10 @@ def test_a_memory_is_the_fact_not_the_request_to_keep_it(said: str, kept: str) -
     ("My favourite book is Dune.", "My favourite book is Dune.", "My favourite book is Dune."),
     ("The user likes bluegrass.", "I like blue grass music and bluegrass.", "The user likes bluegrass."),  # said
     ("我开一辆白色的比亚迪。", "我开一辆白色的比亚迪。", "我开一辆白色的比亚迪。"),
+    # re-cased past the first letter: the user's spelling (a helper's trial stored "ByteDANCE")
+    ("I now work at ByteDANCE.", "I now work at ByteDance.", "I now work at ByteDance."),
+    ("The user has an Iphone.", "I have an iPhone.", "The user has an iPhone."),
+    ("My sister is Anna.", "my sister is Anna.", "My sister is Anna."),  # a sentence's first letter stays
 ])
 def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted: str, message: str,
                                                                       kept: str) -> None:
