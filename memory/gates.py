@@ -77,7 +77,7 @@ _SLOTS: dict[str, tuple[str, str]] = {
              r"工作|上班|就职|任职|职业|单位|(是|当|做)[^，。,.；;]{0,12}?(" + "|".join(_OCCUPATIONS_ZH) + ")"),
     "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
     "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
-    "age": (r"\b(\d+ years? old|age[ds]?)\b", r"\d+岁|年龄|年纪"),
+    "age": (r"\b(\d+ years? old|age[ds]?)\b", r"[\d一二两三四五六七八九十]+岁|年龄|年纪"),
     "passport": (r"\bpassport\b", r"护照"),
     "phone": (r"\b(phone|mobile|cell)\b", r"电话|手机号"),
     "email": (r"\be-?mail\b", r"邮箱|电子邮件"),
@@ -99,11 +99,18 @@ _FAVOURITE_NOUN = {"movie": "film", "电影": "film", "影片": "film", "书": "
 _NUMBER = re.compile(r"\d+")
 
 
+# "I have a daughter called Lily", "我有一个女儿叫小雨": the name (and the age after it) is the daughter's.
+_INTRODUCES_EN = re.compile(r"^\W*(?:i|the user)\s+(?:have|has|had|got)\s+(?:a|an|one|two|three|\d+)\s+"
+                            r"(?:[\w-]+\s+){0,2}?(" + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
+_INTRODUCES_ZH = re.compile(r"^\W*(?:我|用户)有(?:一个|一位|个|位|两个|三个|\d+个)?(?:[\u3400-\u9fff]{0,3}?的)?("
+                            + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
+
+
 def _person(text: str) -> str:
-    m = _OWNER_EN.search(text)
+    m = _OWNER_EN.search(text) or _INTRODUCES_EN.search(text)
     if m:
         return m.group(1).lower()
-    z = _OWNER_ZH.search(text)
+    z = _OWNER_ZH.search(text) or _INTRODUCES_ZH.search(text)
     return z.group(1) if z else "self"
 
 

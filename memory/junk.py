@@ -109,7 +109,8 @@ def _whole(part: str) -> bool:
 
 
 # Where a sentence goes on about something else without saying who: "... and work at Tencent", "...，现在在阿里工作".
-_GOES_ON = re.compile(r",?\s+and\s+(?=[a-z])|[，,]\s*(?![我你他她它])", re.IGNORECASE)
+_GOES_ON = re.compile(r",?\s+and\s+(?!(?:she|he|they|it|we|you|his|her|their|its)\b)(?=[a-z])"
+                      r"|[，,]\s*(?![我你他她它])(?!(?:she|he|they|it|we|you|his|her|their|its)\b)", re.IGNORECASE)
 
 
 def _by_slot(statement: str) -> list[str]:
