@@ -127,6 +127,46 @@ def slots(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# One name per person across the two languages, for matching a question in one language with a memory in the other.
+_PERSON_CANON = {"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妻子": "wife",
+                 "老婆": "wife", "太太": "wife", "丈夫": "husband", "老公": "husband", "先生": "husband",
+                 "儿子": "son", "女儿": "daughter", "妈妈": "mother", "母亲": "mother", "mom": "mother",
+                 "mum": "mother", "爸爸": "father", "父亲": "father", "dad": "father", "男朋友": "boyfriend",
+                 "女朋友": "girlfriend", "对象": "partner", "老板": "boss", "领导": "boss", "朋友": "friend",
+                 "同事": "colleague", "奶奶": "grandmother", "外婆": "grandmother", "姥姥": "grandmother",
+                 "grandma": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "grandpa": "grandfather",
+                 "叔叔": "uncle", "舅舅": "uncle", "阿姨": "aunt", "表哥": "cousin", "表姐": "cousin",
+                 "孩子": "child", "kid": "child", "宝宝": "baby", "未婚妻": "fiancee", "fiancé": "fiancee",
+                 "未婚夫": "fiance"}
+# A question names its person anywhere ("What is my wife's name?") and asks for a slot in fewer words than a
+# statement gives it ("name", "how old").
+_ASKED_PERSON_EN = re.compile(r"\bmy\s+(?:\w+\s+)?(" + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
+_ASKED_PERSON_ZH = re.compile(r"我的?(" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
+_ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
+                "age": re.compile(r"\bhow old\b|多大|几岁", re.IGNORECASE)}
+
+
+def asked_slots(question: str) -> frozenset[str]:
+    """The ``person:slot`` keys a question asks about, persons in one language ("wife:name" for "What is my wife's
+    name?" and for "我妻子叫什么名字？")."""
+    m = _ASKED_PERSON_EN.search(question) or _ASKED_PERSON_ZH.search(question)
+    who = m.group(1).lower() if m else "self"
+    names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
+    names |= {name for name, pattern in _ASKED_SLOTS.items() if pattern.search(question)}
+    nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
+    names |= {f"favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
+    return frozenset(f"{_PERSON_CANON.get(who, who)}:{name}" for name in names)
+
+
+def held_slots(text: str) -> frozenset[str]:
+    """:func:`slots` of a memory with its person in one language."""
+    out = set()
+    for key in slots(text):
+        who, _, name = key.partition(":")
+        out.add(f"{_PERSON_CANON.get(who, who)}:{name}")
+    return frozenset(out)
+
+
 # Slots that hold one value at a time: a new value replaces the old one. (Pets, allergies, cars: people have several.)
 _SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "phone", "email", "school", "favourite:")
 # The user says the value changed: "I moved to Shanghai", "I now work at ...", "我搬到了上海", "我现在在医院工作".

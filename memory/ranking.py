@@ -158,13 +158,14 @@ def _logistic(x: float) -> float:
 
 
 def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: float, present: bool = False,
-                 config: RankingConfig | None = None) -> list[ScoreBreakdown]:
+                 config: RankingConfig | None = None, topic: Sequence[bool] | None = None) -> list[ScoreBreakdown]:
     """The product's ranking of one search's candidates (module docstring), in input order.
 
     ``decay_floor`` comes from the question's time intent: 1.0 no decay, else the share recency never takes.
     ``present`` (a question about now): the on-topic memories are ordered by the seed's full decay, the others
     follow (sort with :func:`sort_key`). A candidate one search missed gets that search's lowest score (cosine)
-    or 0 (BM25: none of its terms weigh)."""
+    or 0 (BM25: none of its terms weigh). ``topic``: which candidates the question is about, when the caller knows
+    better than the scores (:func:`memory.recall.slot_topic`); they are ranked as a present question's are."""
     cfg = config or RankingConfig()
     if not candidates:
         return []
@@ -181,7 +182,9 @@ def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: f
     neighbours = _neighbour_scores(candidates, fused, cfg.context_window_ms)
     relevance = [_logistic(fused[i] + cfg.context_weight * (n if n is not None else lowest))
                  for i, n in enumerate(neighbours)]
-    topic = on_topic(dense, lexical, cfg) if present else [False] * len(candidates)
+    ordered = present or topic is not None
+    topic = list(topic) if topic is not None else on_topic(dense, lexical, cfg) if present else [False] * len(
+        candidates)
     band = max((r for r, t in zip(relevance, topic, strict=True) if t), default=0.0)
     out: list[ScoreBreakdown] = []
     for i, c in enumerate(candidates):
@@ -194,7 +197,7 @@ def score_hybrid(candidates: Sequence[Candidate], now_ms: int, *, decay_floor: f
         boost = reference_boost(c.ref_count, cfg)
         out.append(ScoreBreakdown(cosine=dense[i], age_days=age_days, decay=decay, weight=weight, boost=boost,
                                   score=rel * decay * weight * boost, relevance=rel, lexical=c.lexical,
-                                  context=neighbours[i], on_topic=topic[i] if present else None))
+                                  context=neighbours[i], on_topic=topic[i] if ordered else None))
     return out
 
 

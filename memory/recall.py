@@ -73,12 +73,12 @@ def rerank(hits: Sequence[Hit], now_ms: int, *, in_window: bool, top_k: int,
 
 
 def rerank_hybrid(hits: Sequence[HybridHit], now_ms: int, *, decay_floor: float, top_k: int, present: bool = False,
-                  config: RankingConfig | None = None) -> list[Recalled]:
+                  config: RankingConfig | None = None, topic: Sequence[bool] | None = None) -> list[Recalled]:
     """The product's ranking of hybrid candidates; ties go to the higher cosine."""
     candidates = [Candidate(cosine=h.cosine, lexical=h.lexical, session_id=h.memory.session_id,
                             timestamp_ms=h.memory.timestamp, decay_weight=h.memory.decay_weight,
                             ref_count=h.memory.ref_count) for h in hits]
-    scored = score_hybrid(candidates, now_ms, decay_floor=decay_floor, present=present, config=config)
+    scored = score_hybrid(candidates, now_ms, decay_floor=decay_floor, present=present, config=config, topic=topic)
     order = sorted(range(len(hits)), key=lambda i: sort_key(scored[i]), reverse=True)
     return [Recalled(memory=hits[i].memory, breakdown=scored[i]) for i in order[: max(0, top_k)]]
 
@@ -126,6 +126,25 @@ def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
             if any(p.search(h.memory.text) for p in memory_patterns) else h for h in hits]
 
 
+def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
+    """Which hits hold the slot the question asks about ("wife:name" for "我妻子叫什么名字？", "self:residence" for
+    "where do I live?"), when one of them is in the other language than the question; else None (the scores
+    decide). BM25 cannot match across the two languages, and the bundled e5 puts a question closer to unrelated
+    memories in its own language than to the answer in the other ("My wife's name is Lin." ranked below
+    "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
+    among them the scores, recency and importance decide, as for a question about the present."""
+    from memory.answers import language
+    from memory.gates import asked_slots, held_slots
+
+    asked, said_in = asked_slots(question), language(question)
+    if not asked or not said_in:
+        return None
+    topic = [bool(held_slots(h.memory.text) & asked) for h in hits]
+    if not any(on and language(h.memory.text) not in (said_in, "") for h, on in zip(hits, topic, strict=True)):
+        return None
+    return topic
+
+
 _ABOUT_SAYING = re.compile(r"\b(tell|told|say|said|talk|talked|mention|mentioned|discuss|discussed|chat|chatted)\b"
                            r"|说|聊|告诉|提到|讲", re.IGNORECASE)
 
@@ -161,7 +180,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     if present:
         hits = with_changes(question, hits)
     memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
-                             present=present, config=cfg)
+                             present=present, config=cfg, topic=slot_topic(question, hits))
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
     return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

@@ -96,3 +96,36 @@ def test_a_window_that_holds_nothing_falls_back_to_every_memory(ltm: LongTermMem
         assert empty.window is not None and empty.memories == [], question
     # what happened then may have been told later, without a time phrase: everything is ranked
     assert recall(ltm, e5, "u", "What did I do in March?", NOW).window is None
+
+
+ZH_FACTS = ["我女儿小雨对花生过敏。", "我有一个女儿叫小雨，今年五岁。", "我的生日是3月14日。", "我喜欢爬山。",
+            "我在字节跳动工作。", "我不喜欢香菜。", "我每天早上喝咖啡。", "我有一只猫叫花花。", "我周末常去西湖散步。",
+            "我的护照号码尾号是4711。", "我上个月去了成都出差。", "我最喜欢的书是《红楼梦》。"]
+EN_FACTS = ["My daughter Lily is allergic to peanuts.", "I have a daughter called Lily, she is five.",
+            "My birthday is on March 14th.", "I love hiking.", "I work at ByteDance.", "I hate coriander.",
+            "I drink coffee every morning.", "I have a cat called Mimi.", "I walk by the lake on weekends.",
+            "My passport number ends in 4711.", "I went to Chengdu on business last month.",
+            "My favourite book is Dune."]
+
+
+@pytest.mark.parametrize(("facts", "answer", "question"), [
+    (ZH_FACTS, "My wife's name is Lin.", "我妻子叫什么名字？"),  # a helper's trial: not among the five recalled
+    (ZH_FACTS, "I live in Beijing.", "我住在哪里？"),
+    (EN_FACTS, "我老婆叫林芳。", "What is my wife's name?"),
+    (EN_FACTS, "我最喜欢的电影是《霸王别姬》。", "What is my favourite film?"),
+])
+def test_a_fact_told_in_the_other_language_is_recalled_first(ltm: LongTermMemory, facts: list[str], answer: str,
+                                                              question: str) -> None:
+    for n, fact in enumerate(facts):
+        remember(ltm, "u", fact, NOW - timedelta(days=n + 2))
+    remember(ltm, "u", answer, NOW - timedelta(days=30))
+    result = recall(ltm, e5, "u", question, NOW)
+    assert result.memories[0].memory.text == answer, [r.memory.text for r in result.memories]
+
+
+def test_the_other_languages_memory_of_another_slot_gets_no_help(ltm: LongTermMemory) -> None:
+    for n, fact in enumerate(ZH_FACTS):
+        remember(ltm, "u", fact, NOW - timedelta(days=n + 2))
+    remember(ltm, "u", "My wife's name is Lin.", NOW - timedelta(days=30))
+    result = recall(ltm, e5, "u", "我在哪里工作？", NOW)
+    assert result.memories[0].memory.text == "我在字节跳动工作。"
