@@ -280,7 +280,7 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
                      "short_term_entries": gone.short_term_entries}))
-    else:
+    elif n:  # nothing forgotten: the error below says so, without a "forgot 0 of 1" that reads like success
         entries = _count(gone.short_term_entries, "short-term entry", "short-term entries")
         print(f"forgot {n} of {_count(len(set(args.ids)), 'memory', 'memories')} of {args.user}, {gone.derived} "
               f"derived from the same messages, {entries}")
@@ -501,8 +501,10 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
     for i, step in enumerate(task.steps, 1):
         mark = "x" if i <= task.current_step else " "
         print(f"  [{mark}] {i}. {step}")
-    for e in task.history:
-        steps = f"step {e.to_step}" if e.from_step is None else f"{e.from_step} -> {e.to_step}"  # created: from none
+    total = len(task.steps)
+    for e in task.history:  # the steps done, as progress says them ("0 -> 1 of 2 steps done", not "step 0")
+        steps = f"{e.to_step} of {total} steps done" if e.from_step is None else \
+            f"{e.from_step} -> {e.to_step} of {total} steps done"
         print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {steps}" + (f"  ({e.note})" if e.note else ""))
     return 0
 

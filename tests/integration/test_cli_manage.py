@@ -141,7 +141,9 @@ def test_tasks_list_and_show(cli: Any, capsys: pytest.CaptureFixture[str], tasks
     assert "step 2 of 3: manager" in capsys.readouterr().out
     assert cli("tasks", "show", str(task.id), "--user", "ann") == 0
     shown = capsys.readouterr().out
-    assert "[x] 1. submit" in shown and "[ ] 2. manager" in shown and "advanced: 0 -> 1  (sent)" in shown
+    assert "[x] 1. submit" in shown and "[ ] 2. manager" in shown
+    assert "advanced: 0 -> 1 of 3 steps done  (sent)" in shown
+    assert "created: 0 of 3 steps done" in shown
     assert cli("tasks", "show", str(task.id), "--user", "bob") == 4  # not bob's
     assert cli("tasks", "show", "not-a-uuid", "--user", "ann") in (2, 4)
     # short ids, as the list prints them: 4+ leading characters name the task; another user's prefix is not found
