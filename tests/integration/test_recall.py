@@ -129,3 +129,19 @@ def test_the_other_languages_memory_of_another_slot_gets_no_help(ltm: LongTermMe
     remember(ltm, "u", "My wife's name is Lin.", NOW - timedelta(days=30))
     result = recall(ltm, e5, "u", "我在哪里工作？", NOW)
     assert result.memories[0].memory.text == "我在字节跳动工作。"
+
+
+@pytest.mark.parametrize(("told", "asked"), [
+    ("Next Friday I'm flying to Tokyo for a conference.", "Where am I going next Friday?"),
+    ("下周五我要飞去东京开会。", "我下周五要去哪里？"),
+])
+def test_a_plan_is_dated_ahead_and_found_by_its_day(ltm: LongTermMemory, told: str, asked: str) -> None:
+    from memory.temporal import event_time_ms
+
+    told_at = NOW - timedelta(days=1)  # a Tuesday; the question on Wednesday means the same Friday
+    remember(ltm, "u", told, told_at, event_time=event_time_ms(told_at, told))
+    remember(ltm, "u", "I had lunch with a client last Friday." if told.isascii() else "上周五我和客户吃了午饭。",
+             NOW - timedelta(days=5), event_time=ms(NOW - timedelta(days=5)))
+    result = recall(ltm, e5, "u", asked, NOW)
+    assert result.window is not None and result.window.start > NOW
+    assert [r.memory.text for r in result.memories] == [told]
