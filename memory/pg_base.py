@@ -157,13 +157,18 @@ def select_tasks(*, session: bool, status: bool) -> str:
 
 
 def usage_summary_sql(group_by: str, *, user: bool) -> str:
-    """Per key and model: calls, tokens, the costs recorded, and the completion tokens of the calls that have a
-    baseline (what a report at other prices needs to price the baseline as the ledger does)."""
+    """Per key and model: calls, tokens and the costs recorded, then the tokens of the calls recorded at no cost
+    (before any price applied to them), which a report prices at the prices it knows."""
     key = USAGE_GROUPS[group_by]
     where = "WHERE user_id = %s" if user else ""
+    unpriced = "cost_usd = 0"
+    unpriced_baseline = "baseline_cost_usd = 0 AND baseline_prompt_tokens > 0"
     return (
         f"SELECT {key} AS k, model, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), "
         f"sum(baseline_prompt_tokens), sum(baseline_cost_usd), "
-        f"coalesce(sum(completion_tokens) FILTER (WHERE baseline_prompt_tokens > 0), 0) "
+        f"coalesce(sum(prompt_tokens) FILTER (WHERE {unpriced}), 0), "
+        f"coalesce(sum(completion_tokens) FILTER (WHERE {unpriced}), 0), "
+        f"coalesce(sum(baseline_prompt_tokens) FILTER (WHERE {unpriced_baseline}), 0), "
+        f"coalesce(sum(completion_tokens) FILTER (WHERE {unpriced_baseline}), 0) "
         f"FROM palace_usage {where} GROUP BY k, model ORDER BY k, model"
     )

@@ -262,15 +262,16 @@ Prices = dict[str, tuple[float, float]]  # model (or "*") -> USD per million pro
 
 
 def summarize_usage(rows: Sequence[Sequence[Any]], prices: Prices) -> list[UsageRow]:
-    """One row per key from the ledger's rows per (key, model) (:func:`~memory.pg_base.usage_summary_sql`). With
-    ``prices`` (PALACE_PRICES as the report runs) every call is priced at them, as the README's ``PALACE_PRICES=…
-    palace usage`` promises, calls recorded before a price was set included; without, the costs recorded."""
+    """One row per key from the ledger's rows per (key, model) (:func:`~memory.pg_base.usage_summary_sql`). A call
+    recorded at no cost (before a price applied to it) is priced at ``prices`` (PALACE_PRICES as the report runs),
+    as the README's ``PALACE_PRICES=… palace usage`` promises; a cost recorded with the call stays what it was."""
     totals: dict[str, list[Any]] = {}
-    for key, model, calls, prompt, completion, cost, baseline_prompt, baseline_cost, baseline_completion in rows:
-        if prices:
-            cost = cost_of(prices, str(model), int(prompt), int(completion))
-            baseline_cost = cost_of(prices, str(model), int(baseline_prompt), int(baseline_completion))
-        add = (int(calls), int(prompt), int(completion), _money(cost), int(baseline_prompt), _money(baseline_cost))
+    for (key, model, calls, prompt, completion, cost, baseline_prompt, baseline_cost, unpriced_prompt,
+         unpriced_completion, unpriced_baseline_prompt, unpriced_baseline_completion) in rows:
+        cost = _money(cost) + cost_of(prices, str(model), int(unpriced_prompt), int(unpriced_completion))
+        baseline_cost = _money(baseline_cost) + cost_of(prices, str(model), int(unpriced_baseline_prompt),
+                                                        int(unpriced_baseline_completion))
+        add = (int(calls), int(prompt), int(completion), cost, int(baseline_prompt), baseline_cost)
         total = totals.setdefault(str(key), [0, 0, 0, Decimal(0), 0, Decimal(0)])
         for i, value in enumerate(add):
             total[i] += value

@@ -206,6 +206,16 @@ def test_usage_prices_calls_made_before_a_price_was_set(cli: Any, capsys: pytest
         assert float(row["cost_usd"]) > 0
     assert float(priced["full_history_cost_usd"]) > 0  # the baseline is priced the same way
     assert [r["prompt_tokens"] for r in priced["rows"]] == [r["prompt_tokens"] for r in unpriced["rows"]]
+    # a cost recorded with a call stays what it was: later prices change only what was recorded at no cost
+    assert cli("chat", "My locker number is 50.", "--user", "cy", "--session", "s") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("PALACE_PRICES", '{"*": [0.0, 0.0]}')
+    assert cli("usage", "--user", "cy", "--json") == 0
+    recorded = float(_json(capsys)["cost_usd"])  # the fourth turn's, priced at 1000/2000 when it ran
+    assert recorded > 0
+    monkeypatch.setenv("PALACE_PRICES", '{"*": [1000.0, 2000.0]}')
+    assert cli("usage", "--user", "cy", "--json") == 0
+    assert float(_json(capsys)["cost_usd"]) == pytest.approx(float(priced["cost_usd"]) + recorded, abs=1e-6)
 
 
 def test_the_full_history_baseline_grows_with_the_session(agent: Any) -> None:
