@@ -72,9 +72,11 @@ _OCCUPATIONS_ZH = ("工程师", "程序员", "医生", "护士", "老师", "教�
 _SLOTS: dict[str, tuple[str, str]] = {
     "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
                   r"(?<![记抓顶站忍禁])住|搬到|搬家|定居|老家|家在"),
-    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|\b(a|an)\s+([\w-]+\s+){0,2}?("
+    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|(\b(am|is|are|was|were|as)|"
+             r"['’](m|s|re))\s+(a|an)\s+([\w-]+\s+){0,2}?("
              + "|".join(_OCCUPATIONS_EN) + r")s?\b",
-             r"工作|上班|就职|任职|职业|单位|(是|当|做)[^，。,.；;]{0,12}?(" + "|".join(_OCCUPATIONS_ZH) + ")"),
+             r"工作|上班|就职|任职|职业|单位|(?<![想要望算])(是|当|做)[^，。,.；;]{0,12}?("
+             + "|".join(_OCCUPATIONS_ZH) + ")"),
     "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
     "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
     "age": (r"\b(\d+ years? old|age[ds]?)\b", r"[\d一二两三四五六七八九十]+岁|年龄|年纪"),

@@ -396,7 +396,8 @@ def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
     ("I am a software engineer at Alibaba.", "self:work"), ("I'm a nurse at Mercy Hospital.", "self:work"),
     ("My sister is a doctor.", "sister:work"), ("我是阿里巴巴的软件工程师", "self:work"), ("我妹妹是医生", "妹妹:work"),
     ("I am a big fan of hiking.", None), ("I am a regular at the gym.", None), ("我是一个喜欢爬山的人", None),
-    ("I love my teacher.", None),
+    ("I love my teacher.", None), ("I met a doctor yesterday.", None), ("I want to be a pilot.", None),
+    ("我想当医生", None), ("I work as a chef.", "self:work"), ("我当老师十年了", "self:work"),
 ])
 def test_an_occupation_holds_the_work_slot(text: str, slot: str | None) -> None:
     from memory.gates import slots
