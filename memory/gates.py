@@ -175,6 +175,11 @@ _SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "p
 _CHANGE = re.compile(r"\b(moved|moving|relocated|now|no longer|anymore|any more|changed|switched|new (job|home|"
                      r"address|number|phone|email|school|favou?rite)|started (working|a new job)|these days)\b"
                      r"|现在|搬到|搬去|搬家|换了|换成|改成|改为|跳槽|不再|新工作|新家|如今|目前", re.IGNORECASE)
+def says_change(text: str) -> bool:
+    """Does ``text`` say that a value changed ("moved", "now", "现在", "搬到", "跳槽")?"""
+    return bool(_CHANGE.search(text))
+
+
 # A memory with several clauses says more than its slot: superseding it would retire the rest too.
 _SEVERAL_CLAUSES = re.compile(r"[,;，；、]|\s(and|but)\s|而且|并且|还有|和我|也", re.IGNORECASE)
 

@@ -27,7 +27,7 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, could_change, drops_slot, gate, slots, states_change, subsumed
+from memory.gates import GateConfig, could_change, drops_slot, gate, says_change, slots, states_change, subsumed
 from memory.junk import (
     about_the_user,
     grounded,
@@ -114,7 +114,10 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         seen.add(normalized(text))
         when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
         # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
-        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text),
+        # a message that states one thing dates what was extracted from it, when the extractor left the time out
+        # ("I'm going to fly to Tokyo" from "Next Friday I'm flying to Tokyo")
+        dated_by = message if len(split_facts(about_the_user(message) or message)) == 1 else ""
+        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text, dated_by),
                              important=important))
     # the extractor's restatements within the turn: "I love tea" beside "I love green tea" is one memory
     return [c for c in out if not any(subsumed(c["text"], o["text"]) for o in out if o is not c)]
@@ -164,6 +167,15 @@ def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: 
     return out
 
 
+def _said_change(cand: Candidate) -> str:
+    """What a stated change is judged on: the candidate, or, when the message states one thing, the message (the
+    extractor wrote "我正在腾讯工作" for "我现在在腾讯工作。" and dropped the "现在" that says it changed)."""
+    message = cand.get("detail") or ""
+    if message and not says_change(cand["text"]) and len(split_facts(about_the_user(message) or message)) == 1:
+        return message
+    return cand["text"]
+
+
 def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig
                    ) -> list[Verdict]:
     """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
@@ -175,8 +187,9 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
     for v, near in zip(verdicts, neighbours, strict=True):
         target = None
         if v["decision"] == "add":
+            said = _said_change(v["candidate"])
             target = next((h for h in near if h.memory.id not in retired
-                           and states_change(v["candidate"]["text"], h.memory.text, h.cosine, gates)), None)
+                           and states_change(said, h.memory.text, h.cosine, gates)), None)
         if target is None:
             out.append(v)
             continue

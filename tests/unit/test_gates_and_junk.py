@@ -414,3 +414,47 @@ def test_an_age_the_extractor_left_out_keeps_the_users_clause() -> None:
     extracted = ["我有一个女儿名叫小雨", "我的生日是3月14日"]
     kept = uncovered_statements("我的生日是3月14日，我有一个女儿叫小雨，今年五岁。", extracted)
     assert kept == ["我有一个女儿叫小雨，今年五岁"]
+
+
+def test_a_one_fact_message_dates_what_was_extracted_from_it() -> None:
+    """My own trial: 'Next Friday I'm flying to Tokyo' was stored as 'I'm going to fly to Tokyo…' with no date."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from nodes.fact_check import Extraction, candidates_from
+
+    now = datetime(2026, 12, 3, 10, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Thursday
+    extraction = Extraction.model_validate({"memories": [{"text": "I'm going to fly to Tokyo for a conference.",
+                                                          "when": ""}]})
+    [cand] = candidates_from(extraction, "Next Friday I'm flying to Tokyo for a conference.", now, important=False,
+                             max_tokens=200, encoding="o200k_base")
+    assert cand["event_time"] == int(datetime(2026, 12, 11, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp() * 1000)
+    two = Extraction.model_validate({"memories": [{"text": "I love tea.", "when": ""},
+                                                  {"text": "I met Anna.", "when": ""}]})
+    dated = {c["text"]: c["event_time"] for c in candidates_from(
+        two, "I love tea. I met Anna yesterday.", now, important=False, max_tokens=200, encoding="o200k_base")}
+    assert dated["I love tea."] is None  # a message of two facts: its time phrase dates neither by itself
+
+
+@pytest.mark.parametrize(("extracted", "message", "retires"), [
+    # my own trial: the extractor dropped the "现在" that says the job changed, and Alibaba stayed current
+    ("我正在腾讯工作", "我现在在腾讯工作。", True),
+    ("我在腾讯工作", "我在腾讯工作。", False),  # no change said: the verifier decides, not the rule
+    ("我在腾讯工作", "我现在住在上海，我在腾讯工作。", False),  # the "now" may belong to the other fact
+])
+def test_a_change_the_user_said_counts_when_the_extractor_dropped_its_word(extracted: str, message: str,
+                                                                           retires: bool) -> None:
+    from memory.embeddings import E5Embeddings
+    from memory.gates import gates_for
+    from memory.long_term import Hit, Memory
+    from nodes.fact_check import _verdict, stated_changes
+
+    e5 = E5Embeddings()
+    old = "I am a software engineer at Alibaba."
+    a, b = e5.embed_documents([extracted, old])
+    cosine = sum(x * y for x, y in zip(a, b, strict=True))
+    hit = Hit(memory=Memory(id="m1", text=old, user_id="u", session_id="s", timestamp=0), cosine=cosine)
+    cand = {"text": extracted, "detail": message, "event_time": None, "important": False}
+    [v] = stated_changes([_verdict(cand, "new", "add", None, "scripted")], [[hit]],  # type: ignore[arg-type]
+                         gates_for("e5"))
+    assert (v["decision"] == "update" and v["target"] == "m1") is retires

@@ -335,6 +335,9 @@ def test_every_window_is_bounded_ordered_and_not_in_the_future(phrase: str, when
     ("My birthday party was last Saturday.", date(2026, 7, 11)),  # that one happened once
     ("I was born on March 14, 1990.", date(1990, 3, 14)), ("My birthday is 1990-03-14", date(1990, 3, 14)),
     ("I met Anna on March 14th.", date(2026, 3, 14)), ("我3月14日去了北京", date(2026, 3, 14)),
+    # an age this year is not an event on January 1st (my own trial: '今年五岁' was dated 2026-01-01)
+    ("我有一个女儿叫小雨，今年五岁。", None), ("She turns 5 this year.", None),
+    ("今年我去了日本", date(2026, 1, 1)),
 ])
 def test_a_date_that_comes_back_every_year_dates_no_event(text: str, day: date | None) -> None:
     from memory.temporal import event_time_ms
