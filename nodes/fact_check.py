@@ -114,10 +114,11 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         seen.add(normalized(text))
         when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
         # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
-        # a message that states one thing dates what was extracted from it, when the extractor left the time out
-        # ("I'm going to fly to Tokyo" from "Next Friday I'm flying to Tokyo")
+        # a message that states one thing dates what was extracted from it, in the user's words first: the
+        # extractor left the time out ("I'm going to fly to Tokyo") or shortened it ("on Friday", when "Friday",
+        # for "Next Friday I'm flying to Tokyo")
         dated_by = message if len(split_facts(about_the_user(message) or message)) == 1 else ""
-        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, when, text, dated_by),
+        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, dated_by, when, text),
                              important=important))
     # the extractor's restatements within the turn: "I love tea" beside "I love green tea" is one memory
     return [c for c in out if not any(subsumed(c["text"], o["text"]) for o in out if o is not c)]

@@ -428,7 +428,14 @@ def test_a_one_fact_message_dates_what_was_extracted_from_it() -> None:
                                                           "when": ""}]})
     [cand] = candidates_from(extraction, "Next Friday I'm flying to Tokyo for a conference.", now, important=False,
                              max_tokens=200, encoding="o200k_base")
-    assert cand["event_time"] == int(datetime(2026, 12, 11, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp() * 1000)
+    friday = int(datetime(2026, 12, 11, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp() * 1000)
+    assert cand["event_time"] == friday
+    # the trial's extractor shortened the time: "on Friday", when "Friday" (the Friday before, read alone)
+    short = Extraction.model_validate({"memories": [{"text": "I am planning to fly to Tokyo on Friday.",
+                                                     "when": "Friday"}]})
+    [cand] = candidates_from(short, "Next Friday I'm flying to Tokyo for a conference.", now, important=False,
+                             max_tokens=200, encoding="o200k_base")
+    assert cand["event_time"] == friday
     two = Extraction.model_validate({"memories": [{"text": "I love tea.", "when": ""},
                                                   {"text": "I met Anna.", "when": ""}]})
     dated = {c["text"]: c["event_time"] for c in candidates_from(
