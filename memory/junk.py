@@ -109,8 +109,9 @@ def _whole(part: str) -> bool:
 
 
 # Where a sentence goes on about something else without saying who: "... and work at Tencent", "...，现在在阿里工作".
-_GOES_ON = re.compile(r",?\s+and\s+(?!(?:she|he|they|it|we|you|his|her|their|its)\b)(?=[a-z])"
-                      r"|[，,]\s*(?![我你他她它])(?!(?:she|he|they|it|we|you|his|her|their|its)\b)", re.IGNORECASE)
+_NOT_ANOTHER_SUBJECT = r"(?!(?:she|he|they|it|we|you|his|her|their|its)\b)"
+_GOES_ON = re.compile(r",?\s+and\s+" + _NOT_ANOTHER_SUBJECT + r"(?=[a-z])"
+                      r"|[，,]\s*(?![我你他她它])" + _NOT_ANOTHER_SUBJECT, re.IGNORECASE)
 
 
 def _by_slot(statement: str) -> list[str]:

@@ -275,9 +275,8 @@ def summarize_usage(rows: Sequence[Sequence[Any]], prices: Prices) -> list[Usage
         total = totals.setdefault(str(key), [0, 0, 0, Decimal(0), 0, Decimal(0)])
         for i, value in enumerate(add):
             total[i] += value
-    out = {key: UsageRow(key=key, calls=t[0], prompt_tokens=t[1], completion_tokens=t[2], cost_usd=t[3],
-                         baseline_prompt_tokens=t[4], baseline_cost_usd=t[5]) for key, t in totals.items()}
-    return list(out.values())
+    return [UsageRow(key=key, calls=t[0], prompt_tokens=t[1], completion_tokens=t[2], cost_usd=t[3],
+                     baseline_prompt_tokens=t[4], baseline_cost_usd=t[5]) for key, t in totals.items()]
 
 
 def cost_of(prices: Prices, model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:

@@ -106,6 +106,10 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     seen: set[str] = set()
     out: list[Candidate] = []
     asked = without_preamble(message) != message  # "Remember that ...": the model may echo it in the memory
+    # a message that states one thing dates what was extracted from it, in the user's words first: the extractor
+    # left the time out ("I'm going to fly to Tokyo") or shortened it ("on Friday", when "Friday", for "Next Friday
+    # I'm flying to Tokyo")
+    dated_by = message if _one_fact(message) else ""
     for item in items:
         fact = respaced(without_preamble(item.text, asked=asked), message)
         text = truncate_tokens(" ".join(fact.split()), max_tokens, encoding)
@@ -114,10 +118,6 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         seen.add(normalized(text))
         when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
         # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
-        # a message that states one thing dates what was extracted from it, in the user's words first: the
-        # extractor left the time out ("I'm going to fly to Tokyo") or shortened it ("on Friday", when "Friday",
-        # for "Next Friday I'm flying to Tokyo")
-        dated_by = message if len(split_facts(about_the_user(message) or message)) == 1 else ""
         out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, dated_by, when, text),
                              important=important))
     # the extractor's restatements within the turn: "I love tea" beside "I love green tea" is one memory
@@ -168,11 +168,16 @@ def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: 
     return out
 
 
+def _one_fact(message: str) -> bool:
+    """Does ``message`` state one thing (so what it says as a whole, a time or a change, belongs to that fact)?"""
+    return len(split_facts(about_the_user(message) or message)) == 1
+
+
 def _said_change(cand: Candidate) -> str:
     """What a stated change is judged on: the candidate, or, when the message states one thing, the message (the
     extractor wrote "我正在腾讯工作" for "我现在在腾讯工作。" and dropped the "现在" that says it changed)."""
     message = cand.get("detail") or ""
-    if message and not says_change(cand["text"]) and len(split_facts(about_the_user(message) or message)) == 1:
+    if message and not says_change(cand["text"]) and _one_fact(message):
         return message
     return cand["text"]
 
