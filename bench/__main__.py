@@ -25,11 +25,12 @@ def _benchmarks() -> dict[str, ModuleType]:
         recall,
         stm,
         turn,
+        updates,
     )
 
     return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget, "locomo": locomo,
             "memorybank": memorybank, "recall": recall, "turn": turn, "failover": failover, "answers": answers,
-            "integrity": integrity, "cli": cli}
+            "integrity": integrity, "cli": cli, "updates": updates}
 
 
 def _with_all() -> dict[str, ModuleType]:
