@@ -107,7 +107,7 @@ def _recalled_row(r: Recalled) -> dict[str, object]:
     return {"id": m.id, "text": m.text, "score": round(b.score, 6), "relevance": round(b.relevance, 6),
             "cosine": round(b.cosine, 6), "lexical": None if b.lexical is None else round(b.lexical, 6),
             "decay": round(b.decay, 6), "weight": b.weight, "boost": round(b.boost, 6), "timestamp": m.timestamp,
-            "event_time": m.event_time}
+            "event_time": m.event_time, "chain": r.chain, "follows": m.follows}
 
 
 def turn_changes(state: dict[str, Any]) -> list[str]:
@@ -252,7 +252,8 @@ def cmd_memories_search(args: argparse.Namespace) -> int:
     tz = ZoneInfo(settings.timezone)
     for i, r in enumerate(found, 1):
         when = _iso(r.memory.event_time or r.memory.timestamp, tz)
-        print(f"{i}. {r.breakdown.score:.3f}  [{when}] {r.memory.text}  ({r.memory.id})")
+        held = f"  [{r.chain}]" if r.chain else ""  # its place among memories about one subject
+        print(f"{i}. {r.breakdown.score:.3f}  [{when}] {r.memory.text}  ({r.memory.id}){held}")
     if not found:
         print("no memories found")
     return 0
@@ -338,19 +339,17 @@ def cmd_memories_list(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_show(args: argparse.Namespace) -> int:
-    from graph.manage import show_memory
+    from graph.cli_io import memory_lines
+    from graph.door import show
 
     settings = _settings(args)
     with _resources(settings) as res:
-        m = show_memory(_deps(settings, res), args.user, args.id)
+        m = show(_deps(settings, res), args.user, args.id)
     if args.json:
-        print(dumps(m.model_dump()))
+        print(dumps(m))
         return 0
     tz = ZoneInfo(settings.timezone)
-    for key, value in m.model_dump().items():
-        if key in ("timestamp", "event_time", "last_accessed", "invalid_at") and value is not None:
-            value = f"{_iso(value, tz)} ({value})"
-        print(f"{key:>15}: {value}")
+    print("\n".join(memory_lines(m, lambda ms: _iso(ms, tz))))
     return 0
 
 

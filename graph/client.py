@@ -285,7 +285,9 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
             _print([{k: v for k, v in r.items() if k != "status"} for r in found])
         else:
             for i, r in enumerate(found, 1):
-                print(f"{i}. {r['score']:.3f}  [{_when(r['event_time'] or r['timestamp'])}] {r['text']}  ({r['id']})")
+                held = f"  [{r['chain']}]" if r.get("chain") else ""
+                print(f"{i}. {r['score']:.3f}  [{_when(r['event_time'] or r['timestamp'])}] {r['text']}  ({r['id']})"
+                      f"{held}")
             if not found:
                 print("no memories found")
     elif action == "list":
@@ -304,8 +306,9 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
         elif action == "pin":
             print(f"pinned {m['id']}: {m['text']}")
         else:
-            for key, value in m.items():
-                print(f"{key:>15}: {value}")
+            from graph.cli_io import memory_lines
+
+            print("\n".join(memory_lines(m, _when)))
     elif action == "forget":
         if args.all and args.ids:
             raise InvalidInputError("give memory ids or --all, not both")

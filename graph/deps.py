@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from graph.settings import Settings, get_settings
 from memory.gates import GateConfig, gates_for
+from memory.links import LinkConfig, links_for
 from memory.ranking import RankingConfig
 
 if TYPE_CHECKING:  # the stores and models load on first use: a CLI command imports only what it touches
@@ -98,6 +99,10 @@ class Deps:
         return GateConfig(duplicate_cosine=s.gate_duplicate_cosine or base.duplicate_cosine,
                           topic_cosine=s.gate_topic_cosine or base.topic_cosine,
                           slot_cosine=s.gate_slot_cosine or base.slot_cosine)
+
+    def links(self) -> LinkConfig:
+        """The link thresholds calibrated for the embedder in use (memory/links.py)."""
+        return links_for(self.settings.embedding_model or "e5")
 
     def ranking(self) -> RankingConfig:
         s = self.settings

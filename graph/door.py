@@ -22,6 +22,7 @@ from graph.manage import (
     export_lines,
     import_lines,
     list_memories,
+    memory_chain,
     memory_history,
     pin_memory,
     resolve_disputed,
@@ -50,7 +51,7 @@ def recalled_json(r: Recalled) -> JSON:
     return {"id": m.id, "text": m.text, "score": round(b.score, 6), "relevance": round(b.relevance, 6),
             "cosine": round(b.cosine, 6), "lexical": None if b.lexical is None else round(b.lexical, 6),
             "decay": round(b.decay, 6), "weight": b.weight, "boost": round(b.boost, 6), "timestamp": m.timestamp,
-            "event_time": m.event_time, "status": m.status}
+            "event_time": m.event_time, "status": m.status, "chain": r.chain, "follows": m.follows}
 
 
 def list_(deps: Deps, user_id: str, status: str = "active") -> list[JSON]:
@@ -66,7 +67,11 @@ def add(deps: Deps, user_id: str, text: str, *, at: str | None = None, important
 
 
 def show(deps: Deps, user_id: str, memory_id: str) -> JSON:
-    return memory_json(show_memory(deps, user_id, memory_id))
+    """The memory with the memories about the same subject, oldest first ("chain": earlier ones it follows, later
+    ones that follow it)."""
+    m = show_memory(deps, user_id, memory_id)
+    return {**memory_json(m), "chain": [{"relation": relation, "id": o.id, "text": o.text, "timestamp": o.timestamp,
+                                         "status": o.status} for relation, o in memory_chain(deps, user_id, m)]}
 
 
 def pin(deps: Deps, user_id: str, memory_id: str) -> JSON:

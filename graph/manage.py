@@ -63,6 +63,20 @@ def show_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
     return found[0]
 
 
+def memory_chain(deps: Deps, user_id: str, memory: Memory, *, limit: int = 20) -> list[tuple[str, Memory]]:
+    """The memories about the same subject as ``memory`` (memory/links.py), oldest first, each with how it
+    relates: "earlier" (it follows them, directly or through others) or "later" (they follow it)."""
+    ltm = deps.long_term()
+    out: dict[str, tuple[str, Memory]] = {}
+    for relation, links in (("earlier", "follows"), ("later", "followed_by")):
+        frontier: list[str] = list(getattr(memory, links))
+        while frontier and len(out) < limit:
+            found = [m for m in ltm.get(user_id, frontier) if m.id not in out and m.id != memory.id]
+            out.update((m.id, (relation, m)) for m in found)
+            frontier = [i for m in found for i in getattr(m, links) if i not in out and i != memory.id]
+    return sorted(out.values(), key=lambda pair: pair[1].timestamp)
+
+
 def _now_ms(deps: Deps) -> int:
     return int(datetime.now(ZoneInfo(deps.settings.timezone)).timestamp() * 1000)
 

@@ -42,6 +42,7 @@ class RecalledMemory(TypedDict):
     decay: float
     weight: float
     boost: float
+    chain: NotRequired[str]  # "now": it follows another recalled memory; "earlier": one recalled follows it
 
 
 class Candidate(TypedDict):
@@ -60,6 +61,8 @@ class Verdict(TypedDict):
     reason: str  # the verifier's reason (or why no verifier was asked)
     said: NotRequired[str]  # the verifier's own decision, when the gates changed it
     note: NotRequired[str]  # why a gate turned the verifier's decision into "add"
+    follows: NotRequired[list[str]]  # the older memories about the same subject it follows (memory/links.py)
+    links: NotRequired[list[str]]  # why, one per followed memory
 
 
 class Usage(TypedDict):

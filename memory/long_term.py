@@ -73,6 +73,8 @@ class Memory(BaseModel):
     superseded_by: str | None = None
     conflicts_with: str | None = Field(default=None, description="a disputed memory: the one it contradicts")
     source: list[str] = Field(default_factory=list)
+    follows: list[str] = Field(default_factory=list, description="older memories about the same subject")
+    followed_by: list[str] = Field(default_factory=list, description="newer memories about the same subject")
     origin: str = Field(default="", description='what wrote it, e.g. "archive:<first entry id>" or "turn:<id>"')
 
     def payload(self) -> dict[str, Any]:
@@ -296,6 +298,15 @@ class LongTermMemory:
             self.client.set_payload(self.collection, changes, points=[memory.id], wait=True)
         return memory.model_copy(update=changes)
 
+    def add_followers(self, user_id: str, memory_id_: str, followers: Sequence[str]) -> Memory:
+        """Record that ``followers`` (newer memories about the same subject) follow one memory of ``user_id``."""
+        memory = self._get_one(user_id, memory_id_)
+        merged = list(dict.fromkeys([*memory.followed_by, *followers]))
+        if merged != memory.followed_by:
+            with self._io():
+                self.client.set_payload(self.collection, {"followed_by": merged}, points=[memory.id], wait=True)
+        return memory.model_copy(update={"followed_by": merged})
+
     def set_weight(self, user_id: str, memory_id_: str, weight: float) -> Memory:
         """Set the decay weight (2.0: the user marked it important)."""
         if not weight > 0:
@@ -428,6 +439,20 @@ class LongTermMemory:
             records = self.client.retrieve(self.collection, ids=valid, with_payload=True)
         memories = [self._to_memory(r.id, r.payload) for r in records]
         return [m for m in memories if m.user_id == user_id]
+
+    def scored(self, user_id: str, ids: Sequence[str], vector: Sequence[float], *,
+               statuses: Sequence[Status] = ("active",), recorded_before: int | None = None) -> list[Hit]:
+        """The memories of ``user_id`` among ``ids`` with their cosine to ``vector`` (one request; unknown ids,
+        other users' and other statuses are left out)."""
+        valid = [i for i in dict.fromkeys(ids) if _is_uuid(i)]
+        if not valid:
+            return []
+        flt = self._m.Filter(must=[self._search_filter(user_id, None, statuses, recorded_before),
+                                   self._m.HasIdCondition(has_id=valid)])
+        with self._io():
+            response = self.client.query_points(self.collection, query=list(vector), using=DENSE, query_filter=flt,
+                                                limit=len(valid), with_payload=True)
+        return [Hit(memory=self._to_memory(p.id, p.payload), cosine=float(p.score)) for p in response.points]
 
     def _get_one(self, user_id: str, memory_id_: str) -> Memory:
         found = self.get(user_id, [memory_id_])

@@ -37,6 +37,10 @@ def supersede_op(old_id: str, new_id: str | None, now_ms: int) -> Op:
     return {"op": "supersede", "old": old_id, "new": new_id, "now_ms": now_ms}
 
 
+def link_op(old_id: str, followers: Sequence[str]) -> Op:
+    return {"op": "link", "id": old_id, "followers": list(followers)}
+
+
 def set_weight_op(memory_id: str, weight: float) -> Op:
     return {"op": "set_weight", "id": memory_id, "weight": weight}
 
@@ -55,6 +59,8 @@ def apply_op(ltm: LongTermMemory, user_id: str, op: Op) -> None:
             ltm.upsert(memories, op["vectors"])
         elif kind == "supersede":
             ltm.supersede(user_id, op["old"], op["new"], op["now_ms"])
+        elif kind == "link":
+            ltm.add_followers(user_id, op["id"], op["followers"])
         elif kind == "set_weight":
             ltm.set_weight(user_id, op["id"], op["weight"])
         elif kind == "bump_refs":

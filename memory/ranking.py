@@ -67,6 +67,7 @@ class RankingConfig:
     present_lexical_share: float = 0.5  # on topic (present questions): at least this share of the best BM25 ...
     present_cosine_margin: float = 0.1  # ... and a cosine at most this far below the best such memory's
     present_cosine_tie: float = 0.01  # no candidate shares a word with the question: within this of the best cosine
+    link_cosine_margin: float = 0.04  # a follower ranks above the memory it follows within this cosine of it
 
 
 @dataclass(frozen=True)

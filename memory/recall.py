@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
-from memory.long_term import Hit, HybridHit, LongTermMemory, Memory
+from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
 from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 
@@ -32,6 +32,7 @@ from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_w
 class Recalled:
     memory: Memory
     breakdown: ScoreBreakdown
+    chain: str = ""  # "now" / "earlier": its place among recalled memories about one subject (mark_chains)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,85 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     return topic
 
 
+def _replaced_or_active(hits: Sequence[HybridHit]) -> list[HybridHit]:
+    """The active hits and the superseded ones a newer memory followed (not the duplicates merged into another)."""
+    return [h for h in hits if h.memory.status == "active" or h.memory.followed_by]
+
+
+def _followers(ltm: LongTermMemory, user_id: str, ranked: Sequence[Recalled], vector: Sequence[float],
+               now_ms: int) -> list[Hit]:
+    """The active followers of ``ranked`` that the search did not return, with their cosine to the question (one
+    request; none when every follower is among the candidates already)."""
+    have = {r.memory.id for r in ranked}
+    missing = [f for r in ranked for f in r.memory.followed_by if f not in have]
+    return ltm.scored(user_id, missing, vector, recorded_before=now_ms + 1) if missing else []
+
+
+def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig) -> list[Recalled]:
+    """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
+    above it: a follower takes the place of the memory it follows, with its score, when it is about the question
+    nearly as much (a cosine at most ``link_cosine_margin`` below; a wrong link then cannot put an unrelated memory
+    first). ``fetched``: followers the search did not return, with their cosine, placed the same way or not at all.
+    Use and importance never lift a memory above one that follows it."""
+    out = list(ranked)
+    known = {r.memory.id for r in out}
+    extra = {h.memory.id: h for h in fetched if h.memory.id not in known}
+    for _ in range(len(out) + len(extra)):  # each pass moves at least one follower up, or ends
+        moved = False
+        for i, old in enumerate(out):
+            for j in range(i + 1, len(out)):
+                new = out[j]
+                if old.memory.id in new.memory.follows and new.breakdown.cosine >= (
+                        old.breakdown.cosine - config.link_cosine_margin):
+                    out.insert(i, replace(out.pop(j), breakdown=_above(new.breakdown, old.breakdown)))
+                    moved = True
+                    break
+            if moved:
+                break
+            follower = next((extra.pop(f) for f in old.memory.followed_by if f in extra
+                             and extra[f].cosine >= old.breakdown.cosine - config.link_cosine_margin), None)
+            if follower is not None:
+                out.insert(i, Recalled(memory=follower.memory, breakdown=_above(
+                    replace(old.breakdown, cosine=follower.cosine, lexical=None, context=None), old.breakdown)))
+                moved = True
+                break
+        if not moved:
+            break
+    for i in range(len(out) - 2, -1, -1):  # scores agree with the order (a chain moved as a whole)
+        if sort_key(out[i].breakdown) < sort_key(out[i + 1].breakdown):
+            out[i] = replace(out[i], breakdown=_above(out[i].breakdown, out[i + 1].breakdown))
+    return out
+
+
+def _above(new: ScoreBreakdown, old: ScoreBreakdown) -> ScoreBreakdown:
+    """``new``'s breakdown ranked right above ``old`` (sort_key order): at least its score and topic."""
+    on_topic = old.on_topic if new.on_topic is None or old.on_topic is None else (new.on_topic or old.on_topic)
+    return replace(new, score=max(new.score, old.score * (1 + 1e-9) + 1e-12), on_topic=on_topic)
+
+
+def mark_chains(memories: Sequence[Recalled]) -> list[Recalled]:
+    """Each memory with its place among ``memories`` (best first): "earlier" when a memory that follows it ranks
+    above it, "now" when it ranks above a memory it follows (the prompt marks them so). A follower ranked below
+    the memory it follows (not about the question as much) marks nothing."""
+    above: set[str] = set()  # the memories ranked so far
+    followed: set[str] = set()  # memories with a follower ranked above them
+    leads: set[str] = set()  # followers ranked above a memory they follow
+    for r in memories:
+        for f in r.memory.followed_by:
+            if f in above:
+                followed.add(r.memory.id)
+                leads.add(f)
+        above.add(r.memory.id)
+    place = {r.memory.id: i for i, r in enumerate(memories)}
+    for r in memories:  # a link recorded on the new memory only (the old one's list not written yet)
+        for old in r.memory.follows:
+            if old in place and place[r.memory.id] < place[old]:
+                followed.add(old)
+                leads.add(r.memory.id)
+    return [replace(r, chain="earlier" if r.memory.id in followed else "now" if r.memory.id in leads else "")
+            for r in memories]
+
+
 _ABOUT_SAYING = re.compile(r"\b(tell|told|say|said|talk|talked|mention|mentioned|discuss|discussed|chat|chatted)\b"
                            r"|说|聊|告诉|提到|讲", re.IGNORECASE)
 
@@ -164,23 +244,29 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     vector = embeddings.embed_query(question)
     t1 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
-    hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                             window=window.ms() if window else None, recorded_before=now_ms + 1,
-                             exact_cosine=exact_cosine)
+    # a question about the past also finds what a newer memory replaced ("What did I drive before?")
+    statuses: tuple[Status, ...] = ("active", "superseded") if window is not None or intent == "past" else ("active",)
+    hits = _replaced_or_active(ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
+                                                 window=window.ms() if window else None, recorded_before=now_ms + 1,
+                                                 exact_cosine=exact_cosine, statuses=statuses))
     if window is not None and not hits and not _ABOUT_SAYING.search(question):
         # nothing dated in the window: "周六" may mean every Saturday ("我周六做什么运动"), and a memory told
         # without a time phrase is dated when it was said, not when it happened ("I donated a coat", said in
         # January, for "what did I donate in December?"): rank everything. Not when the question is about what
         # was said then ("What did I tell you last week?"): that nothing was is the answer.
         window = None
-        hits = ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                                 recorded_before=now_ms + 1, exact_cosine=exact_cosine)
+        hits = _replaced_or_active(ltm.hybrid_search(user_id, vector, lexical_query(question, intent),
+                                                     limit=search_k, recorded_before=now_ms + 1,
+                                                     exact_cosine=exact_cosine, statuses=statuses))
     t2 = time.perf_counter()
     present = window is None and intent == "present"
     if present:
         hits = with_changes(question, hits)
-    memories = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=top_k,
-                             present=present, config=cfg, topic=slot_topic(question, hits))
+    ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
+                           present=present, config=cfg, topic=slot_topic(question, hits))
+    if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
+        ranked = newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg)
+    memories = mark_chains(ranked[: max(0, top_k)])
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
     return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

@@ -633,7 +633,8 @@ _PRESENT = re.compile(
 # Asking about the past (a window is found separately): age must not bury the memory asked about.
 _PAST = re.compile(
     r"\b(when did|when was|when were|what date|what day|which day|how long ago|ago|used to|back then|"
-    r"earlier|first time|last time|previously|ever|remember|recall|did i (?:tell|say|mention)|"
+    r"earlier|first time|last time|previously|before|formerly|originally|ever|remember|recall|"
+    r"did i (?:tell|say|mention)|"
     r"i (?:told|said|mentioned))\b"
     r"|什么时候|哪天|哪一天|几号|几月|那天|那次|上次|以前|之前|曾经|当时|过去|记得|说过|提到过|提过",
     re.IGNORECASE,

@@ -39,7 +39,9 @@ from memory.junk import (
     uncovered_statements,
     without_preamble,
 )
+from memory.links import LinkConfig, link
 from memory.long_term import Hit, memory_id
+from memory.standalone import standalone
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import Prefetch, clock, context_of, turn_of
@@ -89,11 +91,13 @@ def _held_by_others(item: ExtractedMemory, items: Sequence[ExtractedMemory]) -> 
 
 
 def candidates_from(extraction: Extraction, message: str, now: datetime, *, important: bool, max_tokens: int,
-                    encoding: str) -> list[Candidate]:
+                    encoding: str, earlier: Sequence[str] = (), known: Sequence[str] = ()) -> list[Candidate]:
     """The extractor's memories that pass the gates (not junk, grounded in the message), cut to a memory's length,
     without repeats. If none passes while the message states something about the user, its statements are kept:
     an extractor cannot make a stated fact disappear. Importance comes from the user (the turn's flag or "remember
-    this"), never from the extractor."""
+    this"), never from the extractor. Every memory stands alone (:func:`memory.standalone.standalone`): a
+    fragment becomes the user's sentence, its pronoun resolved from the message or ``earlier`` (the session's
+    earlier user turns, oldest first) or ``known`` (the memories recall found for the message)."""
     # one fact per memory: an extractor's "I live in Beijing. My favourite book is ..." is two memories (a later
     # "I moved" can then retire where the user lived without retiring the book)
     split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
@@ -111,7 +115,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     # I'm flying to Tokyo")
     dated_by = message if _one_fact(message) else ""
     for item in items:
-        fact = respaced(without_preamble(item.text, asked=asked), message)
+        fact = standalone(respaced(without_preamble(item.text, asked=asked), message), message, earlier, known)
         text = truncate_tokens(" ".join(fact.split()), max_tokens, encoding)
         if not text or normalized(text) in seen or junk_reason(text):
             continue
@@ -182,8 +186,31 @@ def _said_change(cand: Candidate) -> str:
     return cand["text"]
 
 
-def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig
-                   ) -> list[Verdict]:
+def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], config: LinkConfig
+               ) -> list[Verdict]:
+    """Each new memory that will be stored active or disputed names the older memories it follows (same subject:
+    :func:`memory.links.link`), and why. An update's target is one of them, or the update becomes an add: only a
+    linked memory may be superseded, whatever the verifier said."""
+    out: list[Verdict] = []
+    for v, near in zip(verdicts, neighbours, strict=True):
+        if v["decision"] == "duplicate":
+            out.append(v)
+            continue
+        found = [(h, link(v["candidate"]["text"], h.memory.text, h.cosine, config)) for h in near]
+        linked = [(h, k) for h, k in found if k.follows]
+        v = {**v, "follows": [h.memory.id for h, _ in linked],
+             "links": [f"{h.memory.id[:8]}: {k.why}" for h, k in linked]}
+        if v["decision"] == "update" and v["target"] not in v["follows"]:
+            why = next((k.why for h, k in found if h.memory.id == v["target"]), "it was not among its neighbours")
+            v = {**_verdict(v["candidate"], v["memory_id"], "add", None, v["reason"], said=v.get("said") or "update",
+                            note=f"the verifier said update, but the two are not about the same subject ({why})"),
+                 "follows": v["follows"], "links": v["links"]}
+        out.append(v)
+    return out
+
+
+def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig,
+                   links: LinkConfig | None = None) -> list[Verdict]:
     """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
     Shanghai" beside "I live in Hangzhou") updates the closest such memory (:func:`memory.gates.states_change`):
     a weak verifier that answers "add" to everything must not leave both places current. The old memory is
@@ -195,7 +222,9 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
         if v["decision"] == "add":
             said = _said_change(v["candidate"])
             target = next((h for h in near if h.memory.id not in retired
-                           and states_change(said, h.memory.text, h.cosine, gates)), None)
+                           and states_change(said, h.memory.text, h.cosine, gates)
+                           and (links is None or link(v["candidate"]["text"], h.memory.text, h.cosine,
+                                                      links).follows)), None)
         if target is None:
             out.append(v)
             continue
@@ -281,8 +310,11 @@ def make_fact_check(deps: Deps) -> Any:
             kept = statements(message)
             extraction = Extraction(memories=[ExtractedMemory(text=kept)] if kept else [])
         important = bool(state.get("important")) or marks_important(message)
+        earlier = [e["content"] for e in state.get("window", []) if e.get("role") == "user"
+                   and e.get("content") != message]
         cands = candidates_from(extraction, message, now, important=important,
-                                max_tokens=s.memory_max_tokens, encoding=s.token_encoding)
+                                max_tokens=s.memory_max_tokens, encoding=s.token_encoding, earlier=earlier[-6:],
+                                known=[m["text"] for m in state.get("recalled", [])])
         if not cands:
             return {"verdicts": [], "usage": usage, "extraction": parsed_as}
 
@@ -342,7 +374,7 @@ def make_fact_check(deps: Deps) -> Any:
             judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [shown[n] for n in ask],
                                numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
-        changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates)
-        return {"verdicts": changed, "usage": usage, "extraction": parsed_as}
+        changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates, deps.links())
+        return {"verdicts": with_links(changed, far, deps.links()), "usage": usage, "extraction": parsed_as}
 
     return fact_check

@@ -87,7 +87,8 @@ def make_recall(deps: Deps) -> Any:
             RecalledMemory(id=r.memory.id, text=r.memory.text, timestamp=r.memory.timestamp,
                            event_time=r.memory.event_time, score=r.breakdown.score,
                            relevance=r.breakdown.relevance, cosine=r.breakdown.cosine, lexical=r.breakdown.lexical,
-                           decay=r.breakdown.decay, weight=r.breakdown.weight, boost=r.breakdown.boost)
+                           decay=r.breakdown.decay, weight=r.breakdown.weight, boost=r.breakdown.boost,
+                           chain=r.chain)
             for r in result.memories
         ]
         time_window = None

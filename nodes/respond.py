@@ -41,6 +41,8 @@ def memory_line(m: RecalledMemory, tz: ZoneInfo) -> str:
     data: dict[str, Any] = {"text": m["text"], "recorded": _day(m["timestamp"], tz)}
     if m.get("event_time") is not None:
         data["happened"] = _day(int(m["event_time"] or 0), tz)
+    if m.get("chain"):  # "now" / "earlier": a newer memory about the same subject follows the earlier one
+        data["holds"] = m["chain"]
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -60,9 +62,12 @@ _ASKS_WHEN = re.compile(r"\b(when|what (day|date|time|year|month)|how long ago)\
 def compact_memory_line(m: RecalledMemory, tz: ZoneInfo, *, dated: bool) -> str:
     """A memory for a small model: its text, dated only when the question is about time (small models copy
     whatever else the line holds into the answer)."""
-    if not dated:
-        return f"- {m['text']}"
-    return f"- {_day(int(m.get('event_time') or m['timestamp']), tz)[:10]}: {m['text']}"
+    day = _day(int(m.get("event_time") or m["timestamp"]), tz)[:10]
+    if m.get("chain") == "earlier":  # replaced by a newer memory about the same subject: dated, always
+        return f"- earlier ({day}): {m['text']}"
+    if m.get("chain") == "now":
+        return f"- now: {m['text']}"
+    return f"- {day}: {m['text']}" if dated else f"- {m['text']}"
 
 
 def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],

@@ -40,7 +40,7 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
                conflicts_with=v["target"] if v["decision"] == "conflict" else None,
                superseded_by=v["target"] if v["decision"] == "duplicate" else None,
                invalid_at=turn["now_ms"] if v["decision"] == "duplicate" else None,
-               source=[turn["id"]], origin=f"turn:{turn['id']}")
+               source=[turn["id"]], origin=f"turn:{turn['id']}", follows=list(v.get("follows") or []))
         for v in verdicts if v["decision"] in STATUS_OF
     ]
 
@@ -66,6 +66,10 @@ def verdict_events(verdicts: list[Verdict], turn: dict[str, Any]) -> list[Memory
             if v["decision"] == "update" and v["target"]:
                 events.append(MemoryEvent(memory_id=v["target"], event="superseded", text=v["target_text"] or "",
                                           related_id=v["memory_id"], **common))
+        for old, why in zip(v.get("follows") or [], v.get("links") or [], strict=False):
+            link = {**common, "decision": None, "reason": why.partition(": ")[2] or why}
+            # one row per link: the older memory's history shows it too (it names the older one as related)
+            events.append(MemoryEvent(memory_id=v["memory_id"], event="follows", text=text, related_id=old, **link))
     return events
 
 
@@ -121,6 +125,8 @@ def make_write(deps: Deps) -> Any:
         if new:
             ops.append(outbox.upsert_op(new, deps.embeddings.embed_documents([m.text for m in new])))
         for v in verdicts:
+            for older in v.get("follows") or []:  # the older memory names its follower too (show/history)
+                ops.append(outbox.link_op(older, [v["memory_id"]]))
             if v["decision"] == "update" and v["target"]:
                 ops.append(outbox.supersede_op(v["target"], v["memory_id"], now_ms))
             if v["decision"] == "duplicate" and v["target"] and v["candidate"]["important"]:

@@ -55,7 +55,8 @@ async function loadMemories() {
                  : await call("GET", "/memories?status=" + $("#status-filter").value);
   const body = $("#memories tbody");
   body.replaceChildren(...rows.map((r) => el("tr", { "data-id": r.id },
-    el("td", {}, el("span", { class: "text" }, r.text), " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
+    el("td", {}, r.chain ? el("span", { class: "chain chain-" + r.chain, title: r.chain === "now" ? "newest memory about this subject" : "a newer memory about this subject follows it" }, r.chain + " ") : "",
+       el("span", { class: "text" }, r.text), " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
     el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
     scoreCell(r), el("td", { class: "when" }, when(r.timestamp)), el("td", { class: "when" }, when(r.event_time)))));
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "5" }, q ? "nothing recalled" : "no memories")));
@@ -66,7 +67,7 @@ async function loadMemories() {
 async function showHistory(link, id) {
   const events = await call("GET", "/memories/" + encodeURIComponent(id) + "/history");
   const list = el("ul", { class: "history" }, ...events.map((e) => el("li", {},
-    `${(e.at || "").slice(0, 16).replace("T", " ")} UTC ${e.event}` + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
+    `${(e.at || "").slice(0, 16).replace("T", " ")} UTC ${e.event}` + (e.related_id ? ` ${e.event === "follows" ? (e.memory_id === id ? "memory" : "— followed by") : "with"} ${(e.event === "follows" && e.memory_id !== id ? e.memory_id : e.related_id).slice(0, 8)}` : "") + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
   if (!events.length) list.append(el("li", {}, "no recorded changes"));
   link.replaceWith(list);
 }

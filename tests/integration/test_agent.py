@@ -133,8 +133,9 @@ def test_unparseable_verifier_output_keeps_the_fact_active_and_says_so(redis_ser
         assert told.answer and not told.interrupts
         [m] = agent.deps.long_term().get("u", [verdict["memory_id"]])
         assert m.status == "active"
-        [event] = agent.deps.events().history("u", m.id)
+        event, linked = agent.deps.events().history("u", m.id)
         assert event.event == "created" and "stored unchecked" in event.reason
+        assert linked.event == "follows" and linked.related_id == m.follows[0]  # the same subject as Beijing
 
 
 def test_a_time_phrase_in_a_statement_dates_it_and_does_not_filter_recall(agent: Agent) -> None:
@@ -199,11 +200,22 @@ def test_update_supersedes_and_duplicate_bumps(redis_server_url: str, pg_url: st
 
 def test_important_memory_outranks_an_otherwise_equal_one(agent: Agent) -> None:
     start = datetime(2026, 3, 1, 10, 0, tzinfo=TZ)
+    agent.turn("u", "s", "My locker code is 4512.", at=iso(start))
+    agent.turn("u", "s", "My bike lock code is 7781.", at=iso(start), important=True)
+    found = search_memories(agent.deps, "u", "what is my code", now=iso(start + timedelta(days=12)))
+    assert [r.memory.text for r in found[:2]] == ["My bike lock code is 7781", "My locker code is 4512"]
+    assert found[0].breakdown.weight == 2.0 and found[1].breakdown.weight == 1.0
+
+
+def test_importance_never_lifts_a_memory_above_one_that_follows_it(agent: Agent) -> None:
+    """The same locker, a new code ten days later: the newer memory follows the important one and holds now."""
+    start = datetime(2026, 3, 1, 10, 0, tzinfo=TZ)
     agent.turn("u", "s", "My locker code is 4512.", at=iso(start), important=True)
     agent.turn("u", "s", "My locker code is 7781.", at=iso(start + timedelta(days=10)))
     found = search_memories(agent.deps, "u", "what is my locker code", now=iso(start + timedelta(days=12)))
-    assert [r.memory.text for r in found[:2]] == ["My locker code is 4512", "My locker code is 7781"]
-    assert found[0].breakdown.weight == 2.0 and found[1].breakdown.weight == 1.0
+    assert [(r.memory.text, r.chain) for r in found[:2]] == [("My locker code is 7781", "now"),
+                                                             ("My locker code is 4512", "earlier")]
+    assert found[0].breakdown.weight == 1.0 and found[1].breakdown.weight == 2.0
     # "记住" in the message marks it important too
     told = agent.turn("u", "s", "记住：我的护照号码尾号是42。", at=iso(start))
     assert told.state["verdicts"][0]["candidate"]["important"] is True

@@ -1,0 +1,161 @@
+"""Which older memories a new one *follows* (DESIGN.md "Memories over time"): pure logic, no model, no I/O.
+
+A new memory follows an older memory of the same user when both are about the same subject: the same thing of
+the same person, whatever the thing is. The evidence is generic, never a list of subjects:
+- **who**: the person each is about (the user, a relative named by a kinship word, a person named by a
+  capitalised name). Two memories about different people never follow each other ("I live in Hangzhou" and "My
+  sister lives in Beijing" are near in vector space and about different lives);
+- **what**: the memories are near in vector space (cosine at least ``near_cosine``), or they share an entity (a
+  name, product, place or organisation: a capitalised or alphanumeric word, a Latin word in Chinese text, a
+  Chinese word of content characters) and are at least ``entity_cosine`` near.
+Thresholds are per embedder, calibrated on the labelled pairs of ``tests/data/link_pairs.py`` (a dev half tunes
+them, the test half is only reported). A link says "same subject", not "replaced": recall uses it to rank the
+newest memory of a subject first for a question about now and to mark the older ones as earlier
+(:mod:`memory.recall`), and only a linked memory may be superseded (``nodes/fact_check.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memory.gates import _PERSON_CANON, _person
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    near_cosine: float  # this near in vector space: the same subject with nothing in common
+    word_cosine: float  # with a content word in common ("laptop", "早上"), this near
+    entity_cosine: float  # with an entity in common ("Civic", "思域"), this near is enough
+
+
+# Calibrated on the dev half of tests/data/link_pairs.py (python -m bench links): e5's cosines between statements
+# of one user sit in a narrow band (unrelated 0.81-0.94, same subject 0.83-0.95), so a shared entity carries most
+# of the evidence and vectors alone link only the nearest pairs.
+LINKS_BY_EMBEDDER: dict[str, LinkConfig] = {
+    "e5": LinkConfig(near_cosine=0.93, word_cosine=0.9, entity_cosine=0.8),
+}
+# For an embedder that is not calibrated: OpenAI-style models spread cosines widely (unrelated ~0.1-0.3).
+DEFAULT_LINKS = LinkConfig(near_cosine=0.75, word_cosine=0.6, entity_cosine=0.4)
+
+
+def links_for(embedder: str) -> LinkConfig:
+    """The calibrated link thresholds of an embedder (by name: "e5" for the bundled one), else generic ones."""
+    key = embedder.lower()
+    return next((c for name, c in LINKS_BY_EMBEDDER.items() if name in key), DEFAULT_LINKS)
+
+
+# Function words that open a sentence capitalised without naming anything (a closed class, not subjects).
+_OPENERS = frozenset({
+    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "we", "our", "us", "you", "your", "he", "she", "they", "it",
+    "his", "her", "their", "its", "the", "a", "an", "this", "that", "these", "those", "and", "but", "so", "then",
+    "also", "now", "just", "last", "next", "yesterday", "today", "tomorrow", "since", "after", "before",
+    "when", "every", "each", "there", "here", "recently", "lately", "currently", "still", "no", "not", "mr", "mrs",
+    "ms", "dr", "prof", "as", "at", "in", "on", "for", "from", "with", "by", "to", "of", "we're", "we've",
+    "you're", "he's", "she's", "they're", "it's", "there's",
+})
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+'-]*|\d[A-Za-z0-9.:+-]*")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+# Characters that carry grammar, not content: a Chinese word made of others names something.
+_FUNCTION_ZH = frozenset("我你他她它们的了在是有和与都也还就把被给让又再很最会要想去来到从对着过个一这那上下不没"
+                         "吗呢吧啊呀已经正每天现今年月日周号里中后前用叫说做")  # not 为: 华为
+
+
+def entities(text: str) -> frozenset[str]:
+    """The words of ``text`` that name something (lower-cased): capitalised words past a sentence's start ("Civic",
+    "Google"), a capitalised first word that is no function word ("Tom just left…"), words with digits ("P40",
+    "7:40"), Latin words in Chinese text ("特斯拉Model 3"), and Chinese words of content characters, as
+    bigrams ("思域", "腾讯", "小雨")."""
+    cjk = bool(_CJK_RUN.search(text))
+    out: set[str] = set()
+    for m in _LATIN.finditer(text):
+        word = m.group(0).rstrip(".:'-")
+        low = word.lower()
+        if not word or low in _OPENERS:
+            continue
+        if cjk or word[0].isupper() or any(c.isdigit() or c.isupper() for c in word):
+            out.add(low)
+    for run in _CJK_RUN.findall(text):
+        content = re.split("[" + "".join(_FUNCTION_ZH) + "]+", run)
+        for piece in content:
+            out.update(piece[i:i + 2] for i in range(len(piece) - 1))
+    return frozenset(out)
+
+
+def holders(text: str) -> frozenset[str]:
+    """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
+    and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
+    Chinese sentence opening with a name: "小雨毕业了")."""
+    who = _person(text)
+    out: set[str] = set()
+    first = _LATIN.match(text.strip())
+    named = first is not None and first.group(0)[:1].isupper() and first.group(0).lower() not in _OPENERS
+    if who != "self":
+        out.add(_PERSON_CANON.get(who, who))
+        # "My brother Tom works…": the name after the kinship word is the same person
+        after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE)
+        if after and after.group(1)[0].isupper():
+            out.add(after.group(1).lower())
+    elif named and first is not None:
+        out.add(first.group(0).lower())
+    elif re.match(r"^\W*(?:i|i'm|i've|i'd|my|we|our)\b|^\W*我", text, re.IGNORECASE):
+        out.add("self")
+    return frozenset(out)
+
+
+def same_holder(a: str, b: str) -> bool:
+    """Could ``a`` and ``b`` be about the same person? Unknown on either side, the same person, or one is about
+    someone the other names ("Max passed away" after "I have a dog named Max"): yes."""
+    ha, hb = holders(a), holders(b)
+    if not ha or not hb or ha & hb:
+        return True
+    return bool((ha - {"self"}) & _words(b)) or bool((hb - {"self"}) & _words(a))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _LATIN.findall(text)}
+
+
+def shared_words(a: str, b: str) -> frozenset[str]:
+    """The content words ``a`` and ``b`` have in common (stemmed Latin words of 3+ letters, Chinese bigrams)."""
+    from memory.junk import grounding_units
+
+    return frozenset(u for u in grounding_units(a) & grounding_units(b) if not u.isdigit())
+
+
+class Neighbour(Protocol):
+    """A stored memory near the new one: its text and the cosine between the two."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def cosine(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Link:
+    follows: bool
+    why: str  # "the same 'civic'", "near in meaning (cosine 0.941)", or why not
+
+
+def link(new: str, old: str, cosine: float, config: LinkConfig) -> Link:
+    """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)?"""
+    if not same_holder(new, old):
+        return Link(False, "about different people")
+    shared = sorted(entities(new) & entities(old))
+    if shared and cosine >= config.entity_cosine:
+        return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}")
+    words = sorted(shared_words(new, old))
+    if words and cosine >= config.word_cosine:
+        return Link(True, f"both about {', '.join(repr(w) for w in words[:3])} (cosine {cosine:.3f})")
+    if cosine >= config.near_cosine:
+        return Link(True, f"near in meaning (cosine {cosine:.3f})")
+    return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {config.near_cosine})")
+
+
+def followed(new: str, neighbours: Sequence[Neighbour], config: LinkConfig) -> list[int]:
+    """Indexes of the ``neighbours`` (the user's older memories nearest to ``new``) that ``new`` follows."""
+    return [i for i, n in enumerate(neighbours) if link(new, n.text, n.cosine, config).follows]

@@ -1,0 +1,186 @@
+"""Memories over time: links between memories about one subject (memory/links.py), the newest of a chain first
+(memory/recall.py), and memories that stand alone (memory/standalone.py). Subjects and names here are in no slot
+table: the mechanisms must hold for what nobody listed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory.links import entities, followed, holders, link, links_for, same_holder
+from memory.long_term import Memory
+from memory.ranking import RankingConfig, ScoreBreakdown
+from memory.recall import Recalled, mark_chains, newest_first
+from memory.standalone import fragment_reason, standalone
+from tests.data.link_pairs import PAIRS, split
+
+
+@pytest.fixture(scope="module")
+def e5() -> Any:
+    from memory.embeddings import E5Embeddings
+
+    return E5Embeddings()
+
+
+def _rates(rows: list[tuple[str, str, str]], e5: Any) -> tuple[float, float]:
+    old = e5.embed_documents([r[0] for r in rows])
+    new = e5.embed_documents([r[1] for r in rows])
+    config = links_for("e5")
+    tp = fp = fn = 0
+    for (a, b, label), x, y in zip(rows, old, new, strict=True):
+        linked = link(b, a, sum(p * q for p, q in zip(x, y, strict=True)), config).follows
+        tp += linked and label == "follows"
+        fp += linked and label == "other"
+        fn += not linked and label == "follows"
+    return tp / max(1, tp + fp), tp / max(1, tp + fn)
+
+
+@pytest.mark.parametrize("part", ["dev", "test"])
+def test_links_are_calibrated_on_the_labelled_pairs(part: str, e5: Any) -> None:
+    """The thresholds were chosen on the dev half (precision 0.94, recall 0.89); the test half was never tuned on
+    and gives precision 0.91, recall 0.95 with the bundled e5."""
+    rows = [r for r in PAIRS if split(r) == part]
+    assert len(rows) >= 25 and {r[2] for r in rows} == {"follows", "other"}
+    precision, recall = _rates(rows, e5)
+    assert precision >= 0.85, precision
+    assert recall >= 0.85, recall
+
+
+def test_entities_are_names_products_places_in_either_language() -> None:
+    assert {"civic"} <= entities("I sold the Civic last week and bought a Tesla Model 3.")
+    assert {"tesla", "model", "3"} <= entities("I sold the Civic last week and bought a Tesla Model 3.")
+    assert "zorblax" in entities("Zorblax is my favourite board game.")  # a capitalised first word that names
+    assert "i" not in entities("I live here.") and "the" not in entities("The cat sleeps.")
+    assert "思域" in entities("上周我把思域卖了，买了一辆特斯拉。")
+    assert "p40" in entities("我用的是华为P40手机。")
+    assert not entities("我住在这里。") & entities("我在这里工作。") - {"这里"}
+
+
+def test_holders_keep_people_apart() -> None:
+    assert holders("I live in Hangzhou.") == {"self"}
+    assert holders("My sister lives in Beijing.") == {"sister"}
+    assert holders("我妹妹住在北京。") == {"sister"}
+    assert {"brother", "tom"} <= holders("My brother Tom works at a bakery.")
+    assert holders("Tom works at a bakery.") == {"tom"}
+    assert same_holder("Tom works at a bakery.", "My brother Tom works at a bakery.")
+    assert not same_holder("I live in Hangzhou.", "My sister lives in Beijing.")
+    assert not same_holder("Lily goes to Maple Elementary.", "Jack goes to Pine Middle School.")
+    assert same_holder("Max passed away.", "I have a dog named Max.")  # the other one names him
+
+
+_THINGS = st.sampled_from(["Quorvex", "Brindle", "Talvora", "Mextin", "Oskaby", "Vennic"])
+
+
+@given(old=_THINGS, new=_THINGS)
+def test_a_named_thing_in_common_links_whatever_it_is(old: str, new: str) -> None:
+    """Invented names (in no table, in no model's vocabulary): the shared one is the evidence."""
+    config = links_for("e5")
+    said = f"I sold my {old} and got a {new} instead."
+    assert link(said, f"I use a {old} every day.", 0.82, config).follows
+    if old != new:
+        assert not link(said, "I have a cat.", 0.82, config).follows
+
+
+def test_followed_picks_the_neighbours_about_the_same_subject() -> None:
+    class N:
+        def __init__(self, text: str, cosine: float) -> None:
+            self.text, self.cosine = text, cosine
+
+    near = [N("I drive a blue Honda Civic.", 0.864), N("I live in Suzhou.", 0.84), N("My wife drives a Kia.", 0.88)]
+    assert followed("I sold the Civic last week and bought a Tesla Model 3.", near, links_for("e5")) == [0]
+
+
+def _recalled(mid: str, score: float, cosine: float, *, follows: tuple[str, ...] = (),
+              followed_by: tuple[str, ...] = (), on_topic: bool | None = None, boost: float = 1.0) -> Recalled:
+    memory = Memory(id=mid, text=mid, user_id="u", session_id="s", timestamp=0, follows=list(follows),
+                    followed_by=list(followed_by))
+    return Recalled(memory=memory, breakdown=ScoreBreakdown(cosine=cosine, age_days=0, decay=1, weight=1,
+                                                            boost=boost, score=score, on_topic=on_topic))
+
+
+def test_a_follower_about_the_question_ranks_above_what_it_follows() -> None:
+    old = _recalled("civic", 1.2, 0.84, followed_by=("tesla",), boost=1.19)  # use lifted it
+    other = _recalled("tea", 0.9, 0.78)
+    new = _recalled("tesla", 0.5, 0.826, follows=("civic",))
+    ranked = mark_chains(newest_first([old, other, new], [], RankingConfig()))
+    assert [r.memory.id for r in ranked] == ["tesla", "civic", "tea"]
+    assert [r.chain for r in ranked] == ["now", "earlier", ""]
+    assert ranked[0].breakdown.score >= ranked[1].breakdown.score
+
+
+def test_a_follower_far_from_the_question_stays_where_it_is() -> None:
+    """A wrong link cannot put an unrelated memory first: the follower must be about the question as much."""
+    old = _recalled("coffee", 1.0, 0.85, followed_by=("running",))
+    new = _recalled("running", 0.6, 0.80, follows=("coffee",))
+    ranked = mark_chains(newest_first([old, new], [], RankingConfig()))
+    assert [(r.memory.id, r.chain) for r in ranked] == [("coffee", ""), ("running", "")]
+
+
+@given(st.integers(min_value=2, max_value=7), st.randoms(use_true_random=False))
+def test_every_chain_is_newest_first(n: int, rnd: Any) -> None:
+    """A chain m0 <- m1 <- ... (each follows the one before, all about the question): whatever order the scores
+    gave them, the newest ranks first and the rest follow in order, each marked."""
+    ids = [f"m{i}" for i in range(n)]
+    items = [_recalled(mid, rnd.random(), 0.85, follows=(ids[i - 1],) if i else (),
+                       followed_by=(ids[i + 1],) if i + 1 < n else ()) for i, mid in enumerate(ids)]
+    rnd.shuffle(items)
+    ranked = mark_chains(newest_first(items, [], RankingConfig()))
+    assert [r.memory.id for r in ranked] == ids[::-1]
+    assert [r.chain for r in ranked] == ["now"] + ["earlier"] * (n - 1)
+    scores = [r.breakdown.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_fetched_follower_takes_its_place() -> None:
+    from memory.long_term import Hit
+
+    old = _recalled("old", 1.0, 0.84, followed_by=("new",))
+    far = Hit(memory=Memory(id="new", text="new", user_id="u", session_id="s", timestamp=1, follows=["old"]),
+              cosine=0.83)
+    ranked = mark_chains(newest_first([old], [far], RankingConfig()))
+    assert [(r.memory.id, r.chain) for r in ranked] == [("new", "now"), ("old", "earlier")]
+    gone = Hit(memory=far.memory, cosine=0.70)  # not about the question: not brought in
+    assert [r.memory.id for r in newest_first([old], [gone], RankingConfig())] == ["old"]
+
+
+@pytest.mark.parametrize(("fragment", "message", "earlier", "expected"), [
+    ("and bought a Tesla Model 3", "I sold the Civic last week and bought a Tesla Model 3.", [],
+     "I sold the Civic last week and bought a Tesla Model 3."),
+    ("he joined Microsoft last month", "Tom just left Google, he joined Microsoft last month.", [],
+     "Tom just left Google, he joined Microsoft last month."),
+    ("He joined Vextra.", "My cousin Arvo works at Quillon. He joined Vextra.", [], "My cousin Arvo joined Vextra."),
+    ("She plays the oboe now.", "She plays the oboe now.", ["My aunt teaches chemistry."],
+     "My aunt plays the oboe now."),
+    ("Her new flat is in Lyon.", "Her new flat is in Lyon.", ["My friend Odile moved out."],
+     "My friend Odile's new flat is in Lyon."),
+    ("她毕业了，现在在深圳工作。", "她毕业了，现在在深圳工作。", ["我女儿在北京读大学。"],
+     "我女儿毕业了，现在在深圳工作。"),
+    ("他的新车是蔚来。", "他的新车是蔚来。", ["我表哥以前开大众。"], "我表哥的新车是蔚来。"),
+    ("然后买了一辆比亚迪", "我把旧车卖了，然后买了一辆比亚迪。", [], "我把旧车卖了，然后买了一辆比亚迪。"),
+])
+def test_fragments_become_statements_that_stand_alone(fragment: str, message: str, earlier: list[str],
+                                                      expected: str) -> None:
+    assert fragment_reason(fragment)
+    said = standalone(fragment, message, earlier)
+    assert said == expected
+    assert fragment_reason(said) is None
+
+
+def test_a_pronoun_nothing_resolves_keeps_the_users_sentence() -> None:
+    """Nothing names the person: the user's words are kept (never dropped), not a guess."""
+    assert standalone("she moved to Oslo", "She moved to Oslo.") == "She moved to Oslo."
+    # the user's memories name one person: the only candidate
+    assert standalone("She moved to Oslo.", "She moved to Oslo.", (), ["My niece studies law."]) == (
+        "My niece moved to Oslo.")
+    # two people: no guess
+    assert standalone("She moved to Oslo.", "She moved to Oslo.", (),
+                      ["My niece studies law.", "My aunt sings."]) == "She moved to Oslo."
+
+
+def test_statements_that_stand_alone_are_kept_as_they_are() -> None:
+    for text in ("I live in Hangzhou.", "Tom joined Microsoft.", "我住在杭州。", "小雨毕业了。", "Andrew plays golf."):
+        assert fragment_reason(text) is None
+        assert standalone(text, text) == text
