@@ -5,13 +5,16 @@ the same person, whatever the thing is. The evidence is generic, never a list of
 - **who**: the person each is about (the user, a relative named by a kinship word, a person named by a
   capitalised name). Two memories about different people never follow each other ("I live in Hangzhou" and "My
   sister lives in Beijing" are near in vector space and about different lives);
-- **what**: the memories are near in vector space (cosine at least ``near_cosine``), or they share an entity (a
-  name, product, place or organisation: a capitalised or alphanumeric word, a Latin word in Chinese text, a
-  Chinese word of content characters) and are at least ``entity_cosine`` near.
-Thresholds are per embedder, calibrated on the labelled pairs of ``tests/data/link_pairs.py`` (a dev half tunes
-them, the test half is only reported). A link says "same subject", not "replaced": recall uses it to rank the
-newest memory of a subject first for a question about now and to mark the older ones as earlier
-(:mod:`memory.recall`), and only a linked memory may be superseded (``nodes/fact_check.py``).
+- **what**: they share an entity (a name, product, place or organisation: a capitalised or alphanumeric word, a
+  Latin word in Chinese text, a Chinese word of content characters), or a word that no other memory near the new
+  one holds, and are at least ``entity_cosine`` near; or they share a content word and are ``word_cosine`` near;
+  or they are ``near_cosine`` near in vector space (``near_cosine_zh`` for Chinese, which e5 puts closer).
+Where the slot table of :mod:`memory.gates` knows the subject (where the user lives, works...), the same
+one-valued slot is extra evidence; nothing depends on it. Thresholds are per embedder, calibrated on the labelled
+pairs of ``tests/data/link_pairs.py`` (a dev half tunes them, the test half is only reported). A link says "same
+subject", not "replaced": recall uses it to rank the newest memory of a subject first for a question about now and
+to mark the older ones as earlier (:mod:`memory.recall`), and only a linked memory may be superseded
+(``nodes/fact_check.py``).
 """
 
 from __future__ import annotations
@@ -19,14 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from memory.gates import _PERSON_CANON, _person
+from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots
 
 
 @dataclass(frozen=True)
 class LinkConfig:
     near_cosine: float  # this near in vector space: the same subject with nothing in common
+    near_cosine_zh: float  # the same for Chinese text, which the embedder puts closer together
     word_cosine: float  # with a content word in common ("laptop", "早上"), this near
     entity_cosine: float  # with an entity in common ("Civic", "思域"), this near is enough
 
@@ -35,10 +38,10 @@ class LinkConfig:
 # of one user sit in a narrow band (unrelated 0.81-0.94, same subject 0.83-0.95), so a shared entity carries most
 # of the evidence and vectors alone link only the nearest pairs.
 LINKS_BY_EMBEDDER: dict[str, LinkConfig] = {
-    "e5": LinkConfig(near_cosine=0.93, word_cosine=0.9, entity_cosine=0.8),
+    "e5": LinkConfig(near_cosine=0.93, near_cosine_zh=0.95, word_cosine=0.9, entity_cosine=0.8),
 }
 # For an embedder that is not calibrated: OpenAI-style models spread cosines widely (unrelated ~0.1-0.3).
-DEFAULT_LINKS = LinkConfig(near_cosine=0.75, word_cosine=0.6, entity_cosine=0.4)
+DEFAULT_LINKS = LinkConfig(near_cosine=0.75, near_cosine_zh=0.75, word_cosine=0.6, entity_cosine=0.4)
 
 
 def links_for(embedder: str) -> LinkConfig:
@@ -94,15 +97,23 @@ def holders(text: str) -> frozenset[str]:
     named = first is not None and first.group(0)[:1].isupper() and first.group(0).lower() not in _OPENERS
     if who != "self":
         out.add(_PERSON_CANON.get(who, who))
+        # "我的领导是刘洋", "My sister is called Anna": the name is the same person
+        named_as = re.search(re.escape(who) + r"s?(?:'s name)?\s*(?:is|was|是|叫|called|named)\s*"
+                             r"([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})", text, re.IGNORECASE)
+        if named_as:
+            out.add(named_as.group(1).lower())
         # "My brother Tom works…": the name after the kinship word is the same person
         after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE)
         if after and after.group(1)[0].isupper():
             out.add(after.group(1).lower())
-    elif named and first is not None:
-        out.add(first.group(0).lower())
-    elif re.match(r"^\W*(?:i|i'm|i've|i'd|my|we|our)\b|^\W*我", text, re.IGNORECASE):
+    elif named and first is not None and not _FIRST_PERSON.search(text):  # "Tom joined…", not "Gluten-free didn't
+        out.add(first.group(0).lower())                                   # work for me"
+    elif _FIRST_PERSON.search(text):
         out.add("self")
     return frozenset(out)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|we|our|us)\b|我", re.IGNORECASE)
 
 
 def same_holder(a: str, b: str) -> bool:
@@ -111,7 +122,7 @@ def same_holder(a: str, b: str) -> bool:
     ha, hb = holders(a), holders(b)
     if not ha or not hb or ha & hb:
         return True
-    return bool((ha - {"self"}) & _words(b)) or bool((hb - {"self"}) & _words(a))
+    return bool((ha - {"self"}) & (_words(b) | entities(b))) or bool((hb - {"self"}) & (_words(a) | entities(a)))
 
 
 def _words(text: str) -> set[str]:
@@ -125,37 +136,62 @@ def shared_words(a: str, b: str) -> frozenset[str]:
     return frozenset(u for u in grounding_units(a) & grounding_units(b) if not u.isdigit())
 
 
-class Neighbour(Protocol):
-    """A stored memory near the new one: its text and the cosine between the two."""
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def cosine(self) -> float: ...
-
-
 @dataclass(frozen=True)
 class Link:
     follows: bool
     why: str  # "the same 'civic'", "near in meaning (cosine 0.941)", or why not
+    named: bool = False  # an entity (or a word no other memory near it holds) in common: the stronger evidence
 
 
-def link(new: str, old: str, cosine: float, config: LinkConfig) -> Link:
-    """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)?"""
+def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset()) -> Link:
+    """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)? ``common``: the
+    content words several of the user's memories near ``new`` hold; a word the two share that no other memory
+    there has is as good as an entity ("accountant" in "I stopped being an accountant…" after "I work as an
+    accountant"), while a common one ("morning", "work") is weaker evidence."""
     if not same_holder(new, old):
         return Link(False, "about different people")
-    shared = sorted(entities(new) & entities(old))
+    words = shared_words(new, old)
+    shared = sorted(entities(new) & entities(old) | (words - common))
     if shared and cosine >= config.entity_cosine:
-        return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}")
-    words = sorted(shared_words(new, old))
+        return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}", named=True)
+    slots = single_valued_slots(new) & single_valued_slots(old)  # extra evidence where the slot table knows
+    if slots and cosine >= config.word_cosine:
+        return Link(True, f"the same {sorted(slots)[0].replace(':', ' ')}")
     if words and cosine >= config.word_cosine:
-        return Link(True, f"both about {', '.join(repr(w) for w in words[:3])} (cosine {cosine:.3f})")
-    if cosine >= config.near_cosine:
+        return Link(True, f"both about {', '.join(repr(w) for w in sorted(words)[:3])} (cosine {cosine:.3f})")
+    near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
+    if cosine >= near:
         return Link(True, f"near in meaning (cosine {cosine:.3f})")
-    return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {config.near_cosine})")
+    return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {near})")
 
 
-def followed(new: str, neighbours: Sequence[Neighbour], config: LinkConfig) -> list[int]:
-    """Indexes of the ``neighbours`` (the user's older memories nearest to ``new``) that ``new`` follows."""
-    return [i for i, n in enumerate(neighbours) if link(new, n.text, n.cosine, config).follows]
+def common_words(texts: Sequence[str]) -> frozenset[str]:
+    """The content words that at least two of ``texts`` hold (each text counted once)."""
+    seen: set[str] = set()
+    common: set[str] = set()
+    for text in texts:
+        units = shared_words(text, text)
+        common |= units & seen
+        seen |= units
+    return frozenset(common)
+
+
+def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[Link]:
+    """How ``new`` relates to each of ``neighbours`` (the user's older memories nearest to it, as (text, cosine
+    to ``new``), in order). A memory that says it changed something ("I switched my subscription to HBO Max",
+    "我换了华为Mate 60") and follows nothing else follows its nearest neighbour about the same person, when that
+    one is ``entity_cosine`` near: a change is a change of what the user said before, and the nearest memory is
+    the best guess of which."""
+    common = common_words([text for text, _ in neighbours])
+    found = [link(new, text, cosine, config, common) for text, cosine in neighbours]
+    if neighbours and not any(k.follows for k in found) and says_change(new):
+        nearest = max(range(len(neighbours)), key=lambda i: neighbours[i][1])
+        text, cosine = neighbours[nearest]
+        if cosine >= config.entity_cosine and same_holder(new, text):
+            found[nearest] = Link(True, f"it says it changed, and this is the nearest memory (cosine {cosine:.3f})")
+    return found
+
+
+def followed(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[int]:
+    """Indexes of the ``neighbours`` that ``new`` follows."""
+    return [i for i, k in enumerate(links_to(new, neighbours, config)) if k.follows]

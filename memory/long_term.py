@@ -74,6 +74,7 @@ class Memory(BaseModel):
     conflicts_with: str | None = Field(default=None, description="a disputed memory: the one it contradicts")
     source: list[str] = Field(default_factory=list)
     follows: list[str] = Field(default_factory=list, description="older memories about the same subject")
+    follows_named: list[str] = Field(default_factory=list, description="those of follows it shares an entity with")
     followed_by: list[str] = Field(default_factory=list, description="newer memories about the same subject")
     origin: str = Field(default="", description='what wrote it, e.g. "archive:<first entry id>" or "turn:<id>"')
 

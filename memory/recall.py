@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -162,37 +163,57 @@ def _followers(ltm: LongTermMemory, user_id: str, ranked: Sequence[Recalled], ve
 
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig) -> list[Recalled]:
     """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
-    above it: a follower takes the place of the memory it follows, with its score, when it is about the question
-    nearly as much (a cosine at most ``link_cosine_margin`` below; a wrong link then cannot put an unrelated memory
-    first). ``fetched``: followers the search did not return, with their cosine, placed the same way or not at all.
-    Use and importance never lift a memory above one that follows it."""
-    out = list(ranked)
-    known = {r.memory.id for r in out}
-    extra = {h.memory.id: h for h in fetched if h.memory.id not in known}
-    for _ in range(len(out) + len(extra)):  # each pass moves at least one follower up, or ends
-        moved = False
-        for i, old in enumerate(out):
-            for j in range(i + 1, len(out)):
-                new = out[j]
-                if old.memory.id in new.memory.follows and new.breakdown.cosine >= (
-                        old.breakdown.cosine - config.link_cosine_margin):
-                    out.insert(i, replace(out.pop(j), breakdown=_above(new.breakdown, old.breakdown)))
-                    moved = True
-                    break
-            if moved:
-                break
-            follower = next((extra.pop(f) for f in old.memory.followed_by if f in extra
-                             and extra[f].cosine >= old.breakdown.cosine - config.link_cosine_margin), None)
-            if follower is not None:
-                out.insert(i, Recalled(memory=follower.memory, breakdown=_above(
-                    replace(old.breakdown, cosine=follower.cosine, lexical=None, context=None), old.breakdown)))
-                moved = True
-                break
-        if not moved:
-            break
-    for i in range(len(out) - 2, -1, -1):  # scores agree with the order (a chain moved as a whole)
+    above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
+    cosine at most ``link_cosine_margin`` below, ``link_named_margin`` when it names the same entity; a wrong link
+    then cannot put an unrelated memory first). A chain keeps the place of its best-ranked member, newest first;
+    followers of one memory keep their own order. ``fetched``: followers the search did not return, with their
+    cosine, placed the same way or not at all. Use and importance never lift a memory above one that follows it."""
+    items = list(ranked)
+    known = {r.memory.id: r for r in items}
+    for h in fetched:
+        before = next((r for r in ranked if h.memory.id in r.memory.followed_by), None)
+        if h.memory.id not in known and before is not None:
+            known[h.memory.id] = Recalled(memory=h.memory, breakdown=replace(
+                before.breakdown, cosine=h.cosine, lexical=None, context=None, score=0.0, relevance=0.0,
+                on_topic=None if before.breakdown.on_topic is None else False))
+            items.append(known[h.memory.id])
+    place: dict[str, tuple[tuple[bool, float, float], int]] = {}  # id -> (the chain's key, depth in the chain)
+    for r in sorted(items, key=lambda r: r.memory.timestamp):  # the older first: a follower is newer
+        key, depth = sort_key(r.breakdown), 0
+        for old_id in r.memory.follows:
+            old = known.get(old_id)
+            if old is None or old_id not in place:
+                continue
+            if r.breakdown.cosine >= old.breakdown.cosine - _margin(r.memory, old.memory, config):
+                key, depth = max(key, place[old_id][0]), max(depth, place[old_id][1] + 1)
+        place[r.memory.id] = (key, depth)
+    fetched_ids = {h.memory.id for h in fetched}
+    kept = [r for r in items if r.memory.id not in fetched_ids or place[r.memory.id][1] > 0]
+    out = sorted(kept, key=lambda r: (*place[r.memory.id], sort_key(r.breakdown)), reverse=True)
+    for i in range(len(out) - 2, -1, -1):  # scores agree with the order
         if sort_key(out[i].breakdown) < sort_key(out[i + 1].breakdown):
             out[i] = replace(out[i], breakdown=_above(out[i].breakdown, out[i + 1].breakdown))
+    return out
+
+
+def _margin(new: Memory, old: Memory, config: RankingConfig) -> float:
+    """How much less about the question a follower may be and still rank above ``old``: more when it names what
+    ``old`` is about (a shared entity: "李医生春天退休了，所以我改找王医生" after "我的家庭医生是李医生"); any amount
+    when it replaced ``old`` (a stated change or an update verdict retired it)."""
+    if old.status == "superseded" and old.superseded_by == new.id:
+        return math.inf
+    return config.link_named_margin if old.id in new.follows_named else config.link_cosine_margin
+
+
+def without_stale(ranked: Sequence[Recalled]) -> list[Recalled]:
+    """``ranked`` without the superseded memories that no follower ranks above: for a question about now, a
+    replaced memory is context for its successor, never an answer of its own."""
+    above: set[str] = set()
+    out = []
+    for r in ranked:
+        if r.memory.status != "superseded" or any(f in above for f in r.memory.followed_by):
+            out.append(r)
+        above.add(r.memory.id)
     return out
 
 
@@ -244,8 +265,10 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     vector = embeddings.embed_query(question)
     t1 = time.perf_counter()
     now_ms = int(now.timestamp() * 1000)
-    # a question about the past also finds what a newer memory replaced ("What did I drive before?")
-    statuses: tuple[Status, ...] = ("active", "superseded") if window is not None or intent == "past" else ("active",)
+    # what a newer memory replaced is searched too: a question about the past finds it ("What did I drive
+    # before?"); for any other question it brings its follower along (newest_first) and is left out unless that
+    # follower ranks above it
+    statuses: tuple[Status, ...] = ("active", "superseded")
     hits = _replaced_or_active(ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
                                                  window=window.ms() if window else None, recorded_before=now_ms + 1,
                                                  exact_cosine=exact_cosine, statuses=statuses))
@@ -265,7 +288,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
                            present=present, config=cfg, topic=slot_topic(question, hits))
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        ranked = newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg)
+        ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg))
     memories = mark_chains(ranked[: max(0, top_k)])
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)

@@ -27,7 +27,7 @@ _PERSON_PHRASE_EN = re.compile(r"^\W*((?i:my|our)\s+(?:\w+\s+)?(?i:" + _KIN_EN +
                                r"|[A-Z][a-z]+(?=\s+(?:is|was|has|had|works?|worked|lives?|lived|just|now|got|"
                                r"goes|went|moved|left|joined|started|studies|studied|\w+ed|\w+s)\b))")
 _PERSON_PHRASE_ZH = re.compile(r"^\W*((?:我的?|我们的?)(?:" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True))
-                               + r"))")
+                               + r")|(?![我你他她它这那])[\u4e00-\u9fff]{2,3}?(?=在|是|的))")
 # Someone the user introduces: "I have a sister called Mei", "我有一个女儿叫小雨".
 _INTRODUCED_EN = re.compile(r"\b(?:have|has|had)\s+(?:a|an|one)\s+(?:\w+\s+)?(" + _KIN_EN + r")\b", re.IGNORECASE)
 _INTRODUCED_ZH = re.compile(r"有(?:一个|一位|个|位)?(" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
@@ -80,30 +80,45 @@ def resolve_pronoun(text: str, earlier: Sequence[str]) -> str | None:
 
 
 def standalone(text: str, message: str, earlier: Sequence[str] = (), known: Sequence[str] = ()) -> str:
-    """``text`` (a memory cut from ``message``) as a statement that stands alone: itself when it does; else its
-    pronoun resolved from the message's sentences before it or ``earlier`` (the session's earlier user turns,
-    oldest first), or from ``known`` (the user's memories nearest to the message) when exactly one person is
-    named there; else the whole sentence of the message it came from, resolved the same way; else that sentence
-    as the user wrote it (a stated fact is never dropped)."""
-    from memory.junk import grounding_units, sentences
+    """``text`` (a memory cut from ``message``) as a statement that stands alone: itself when it does; else the
+    sentence of the message it came from, or the sentences before it, say who it is about: its pronoun resolved to
+    the person the sentence before names ("My cousin Arvo works at Quillon. He joined Vextra." -> "My cousin Arvo
+    joined Vextra."), or the two sentences kept as one memory ("I caught up with David. He moved to Chicago.");
+    a message that opens with the pronoun is resolved from ``earlier`` (the session's earlier user turns, oldest
+    first), or from ``known`` (the user's memories nearest to the message) when exactly one person is named
+    there; else the user's sentence is kept as written (a stated fact is never dropped)."""
+    from memory.junk import sentences
 
     if fragment_reason(text) is None:
         return text
     said = sentences(message)
-    units = grounding_units(text)
-    source = max(range(len(said)), key=lambda i: len(units & grounding_units(said[i])), default=None)
-    before = [*earlier, *said[:source]] if source is not None else list(earlier)
-    if not any(person_named(s) for s in before):
-        people = {p for p in (person_named(k) for k in known) if p}
-        if len(people) == 1:  # one person among what the user told before: the pronoun's only candidate
-            before = [*people]
-    if not _CONJUNCTION.match(text):
-        resolved = resolve_pronoun(text, before)
-        if resolved is not None:
-            return resolved
-    if source is None:
-        return text
-    sentence = said[source]
-    if fragment_reason(sentence) is None:
+    source = source_sentence(text, said)
+    sentence = said[source] if source is not None else text
+    if fragment_reason(sentence) is None:  # "and bought a Tesla" from "I sold the Civic and bought a Tesla."
         return sentence
-    return resolve_pronoun(sentence, before) or sentence
+    if source:  # a sentence before it in the message: it names the person, or the two stay together
+        before = said[source - 1]
+        stands = standalone(before, " ".join(said[:source]), earlier, known)  # "He left X. He joined Y."
+        if not _CONJUNCTION.match(text):
+            resolved = resolve_pronoun(text, [stands])
+            if resolved is not None and fragment_reason(stands) is None:
+                return resolved
+        start = message.find(before)
+        end = message.find(sentence, start) + len(sentence)
+        return message[start:end].strip() if 0 <= start < end else f"{before} {sentence}"
+    naming = [k for k in known if person_named(k)]
+    one = len({person_named(k) for k in naming}) == 1  # one person among what the user told: the only candidate
+    fallback = naming[:1] if one else []
+    for pool in (earlier, fallback):
+        if any(person_named(s) for s in pool):
+            return resolve_pronoun(sentence, pool) or sentence
+    return sentence
+
+
+def source_sentence(text: str, said: Sequence[str]) -> int | None:
+    """The index of the sentence of ``said`` (a message's sentences) that ``text`` was cut from: the one holding
+    most of its content words; None for a message without sentences."""
+    from memory.junk import grounding_units
+
+    units = grounding_units(text)
+    return max(range(len(said)), key=lambda i: len(units & grounding_units(said[i])), default=None)

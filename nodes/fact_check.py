@@ -39,9 +39,9 @@ from memory.junk import (
     uncovered_statements,
     without_preamble,
 )
-from memory.links import LinkConfig, link
+from memory.links import Link, links_to
 from memory.long_term import Hit, memory_id
-from memory.standalone import standalone
+from memory.standalone import source_sentence, standalone
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import Prefetch, clock, context_of, turn_of
@@ -186,45 +186,97 @@ def _said_change(cand: Candidate) -> str:
     return cand["text"]
 
 
-def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], config: LinkConfig
+def ids_of(turn: Turn, cands: Sequence[Candidate]) -> list[str]:
+    """The point ids of a turn's memories (deterministic: a retried turn writes the same points)."""
+    return [memory_id(turn["user_id"], f"turn:{turn['id']}:{i}") for i in range(len(cands))]
+
+
+def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *, max_tokens: int, encoding: str
+                  ) -> list[Candidate]:
+    """``cands`` with the memories cut from one sentence put back together when one of them names what an older
+    memory is about and another does not follow that memory: the sentence reports a change ("Low-carb didn't work
+    for me, I'm vegetarian now", "戴尔XPS充不进电了，我换成了Surface"), and cut in two, its new value would follow
+    nothing. Sentences that state several things about other subjects stay cut."""
+    from memory.junk import sentences
+
+    groups: dict[tuple[str, int], list[int]] = {}
+    for n, c in enumerate(cands):
+        at = source_sentence(c["text"], sentences(c["detail"]))
+        if at is not None:
+            groups.setdefault((c["detail"], at), []).append(n)
+    merged: dict[int, Candidate] = {}
+    dropped: set[int] = set()
+    for (message, at), members in groups.items():
+        named = {j for n in members for j, k in enumerate(links[n]) if k.named}
+        if len(members) < 2 or not named:
+            continue
+        if all(any(links[n][j].follows for j in named) for n in members):
+            continue  # every part follows it already
+        first = cands[members[0]]
+        text = truncate_tokens(" ".join(sentences(message)[at].split()), max_tokens, encoding)
+        merged[members[0]] = Candidate(text=text, detail=message, event_time=first["event_time"],
+                                       important=any(cands[n]["important"] for n in members))
+        dropped.update(members[1:])
+    return [merged.get(n, c) for n, c in enumerate(cands) if n not in dropped]
+
+
+def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], links: Sequence[Sequence[Link]]
                ) -> list[Verdict]:
     """Each new memory that will be stored active or disputed names the older memories it follows (same subject:
-    :func:`memory.links.link`), and why. An update's target is one of them, or the update becomes an add: only a
-    linked memory may be superseded, whatever the verifier said."""
+    :func:`memory.links.link`; ``links`` holds each candidate's links to its ``neighbours``), and why. An update's
+    target is one of them, or the update becomes an add: only a linked memory may be superseded, whatever the
+    verifier said."""
     out: list[Verdict] = []
-    for v, near in zip(verdicts, neighbours, strict=True):
+    for v, near, found in zip(verdicts, neighbours, links, strict=True):
         if v["decision"] == "duplicate":
             out.append(v)
             continue
-        found = [(h, link(v["candidate"]["text"], h.memory.text, h.cosine, config)) for h in near]
-        linked = [(h, k) for h, k in found if k.follows]
+        linked = [(h, k) for h, k in zip(near, found, strict=True) if k.follows]
         v = {**v, "follows": [h.memory.id for h, _ in linked],
+             "follows_named": [h.memory.id for h, k in linked if k.named],
              "links": [f"{h.memory.id[:8]}: {k.why}" for h, k in linked]}
         if v["decision"] == "update" and v["target"] not in v["follows"]:
-            why = next((k.why for h, k in found if h.memory.id == v["target"]), "it was not among its neighbours")
+            why = next((k.why for h, k in zip(near, found, strict=True) if h.memory.id == v["target"]),
+                       "it was not among its neighbours")
             v = {**_verdict(v["candidate"], v["memory_id"], "add", None, v["reason"], said=v.get("said") or "update",
                             note=f"the verifier said update, but the two are not about the same subject ({why})"),
-                 "follows": v["follows"], "links": v["links"]}
+                 "follows": v["follows"], "follows_named": v["follows_named"], "links": v["links"]}
         out.append(v)
+    return told_in_order(out)
+
+
+def told_in_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """Memories of one message that follow the same older memory follow each other in the order they were told:
+    "Tom left Spotify last month. He joined Nvidia." is Spotify, then leaving it, then Nvidia (the last word on
+    the subject is the newest)."""
+    out: list[Verdict] = []
+    for later in verdicts:
+        mine = set(later.get("follows") or [])
+        told = [v["memory_id"] for v in out if mine & set(v.get("follows") or [])]
+        if told:
+            later = {**later, "follows": [*later.get("follows", []), *told],
+                     "follows_named": [*later.get("follows_named", []), *told],
+                     "links": [*later.get("links", []), *(f"{i[:8]}: told before it in the same message"
+                                                          for i in told)]}
+        out.append(later)
     return out
 
 
 def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig,
-                   links: LinkConfig | None = None) -> list[Verdict]:
+                   links: Sequence[Sequence[Link]] | None = None) -> list[Verdict]:
     """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
     Shanghai" beside "I live in Hangzhou") updates the closest such memory (:func:`memory.gates.states_change`):
     a weak verifier that answers "add" to everything must not leave both places current. The old memory is
     superseded, not deleted: its history says why, and it can be restored."""
     out: list[Verdict] = []
     retired: set[str] = set()
-    for v, near in zip(verdicts, neighbours, strict=True):
+    for n, (v, near) in enumerate(zip(verdicts, neighbours, strict=True)):
         target = None
         if v["decision"] == "add":
             said = _said_change(v["candidate"])
-            target = next((h for h in near if h.memory.id not in retired
-                           and states_change(said, h.memory.text, h.cosine, gates)
-                           and (links is None or link(v["candidate"]["text"], h.memory.text, h.cosine,
-                                                      links).follows)), None)
+            linked = [True] * len(near) if links is None else [k.follows for k in links[n]]
+            target = next((h for h, ok in zip(near, linked, strict=True) if ok and h.memory.id not in retired
+                           and states_change(said, h.memory.text, h.cosine, gates)), None)
         if target is None:
             out.append(v)
             continue
@@ -318,23 +370,34 @@ def make_fact_check(deps: Deps) -> Any:
         if not cands:
             return {"verdicts": [], "usage": usage, "extraction": parsed_as}
 
-        ids = [memory_id(turn["user_id"], f"turn:{turn['id']}:{i}") for i in range(len(cands))]
-        vectors = deps.embeddings.embed_documents([c["text"] for c in cands])
         try:
             ltm = deps.long_term()
-            # the verifier sees the nearest few; a stated change may retire one further away: the same slot said
-            # in the other language scores lower than any two memories in one language ("我搬到了北京" left "I
-            # moved to Shanghai" current behind five Chinese memories in a helper's trial)
-            far = [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS)) for v in vectors]
+
+            def neighbours(texts: list[str]) -> list[list[Hit]]:
+                # the verifier sees the nearest few; a stated change may retire one further away: the same slot
+                # said in the other language scores lower than any two memories in one language ("我搬到了北京"
+                # left "I moved to Shanghai" current behind five Chinese memories in a helper's trial)
+                return [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS))
+                        for v in deps.embeddings.embed_documents(texts)]
+
+            far = neighbours([c["text"] for c in cands])
+            links = [links_to(c["text"], [(h.memory.text, h.cosine) for h in hits], deps.links())
+                     for c, hits in zip(cands, far, strict=True)]
+            whole = whole_changes(cands, links, max_tokens=s.memory_max_tokens, encoding=s.token_encoding)
+            if len(whole) < len(cands):  # a change told in one sentence is one memory: its links again
+                cands = whole
+                far = neighbours([c["text"] for c in cands])
+                links = [links_to(c["text"], [(h.memory.text, h.cosine) for h in hits], deps.links())
+                         for c, hits in zip(cands, far, strict=True)]
             near = [hits[:s.verify_neighbors] for hits in far]
         except ServiceUnavailableError as exc:
             if exc.service != "Qdrant":
                 raise
             # kept, not checked: they wait in the outbox with the turn's other writes
             log.warning("fact-check without neighbours: %s", exc)
-            return {"verdicts": [_verdict(c, i, "add", None, f"not checked: {exc}") for c, i in zip(cands, ids,
-                                                                                                     strict=True)],
-                    "usage": usage, "extraction": parsed_as}
+            return {"verdicts": [_verdict(c, i, "add", None, f"not checked: {exc}") for c, i in zip(cands, ids_of(
+                turn, cands), strict=True)], "usage": usage, "extraction": parsed_as}
+        ids = ids_of(turn, cands)
 
         verdicts: dict[int, Verdict] = {}
         ask: list[int] = []
@@ -374,7 +437,7 @@ def make_fact_check(deps: Deps) -> Any:
             judged = judge_all(parsed, [cands[n] for n in ask], [ids[n] for n in ask], [shown[n] for n in ask],
                                numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
-        changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates, deps.links())
-        return {"verdicts": with_links(changed, far, deps.links()), "usage": usage, "extraction": parsed_as}
+        changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates, links)
+        return {"verdicts": with_links(changed, far, links), "usage": usage, "extraction": parsed_as}
 
     return fact_check

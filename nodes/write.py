@@ -40,7 +40,8 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
                conflicts_with=v["target"] if v["decision"] == "conflict" else None,
                superseded_by=v["target"] if v["decision"] == "duplicate" else None,
                invalid_at=turn["now_ms"] if v["decision"] == "duplicate" else None,
-               source=[turn["id"]], origin=f"turn:{turn['id']}", follows=list(v.get("follows") or []))
+               source=[turn["id"]], origin=f"turn:{turn['id']}", follows=list(v.get("follows") or []),
+               follows_named=list(v.get("follows_named") or []))
         for v in verdicts if v["decision"] in STATUS_OF
     ]
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.links import entities, followed, holders, link, links_for, same_holder
+from memory.links import common_words, entities, followed, holders, link, links_for, links_to, same_holder
 from memory.long_term import Memory
 from memory.ranking import RankingConfig, ScoreBreakdown
 from memory.recall import Recalled, mark_chains, newest_first
@@ -26,12 +26,16 @@ def e5() -> Any:
 
 
 def _rates(rows: list[tuple[str, str, str]], e5: Any) -> tuple[float, float]:
+    """Precision and recall of the links on ``rows``. Each pair is judged as it would be in a user's store: among
+    the other statements of the file (a word the two share that no other one has counts as an entity)."""
     old = e5.embed_documents([r[0] for r in rows])
     new = e5.embed_documents([r[1] for r in rows])
+    texts = sorted({t for r in PAIRS for t in r[:2]})
     config = links_for("e5")
     tp = fp = fn = 0
     for (a, b, label), x, y in zip(rows, old, new, strict=True):
-        linked = link(b, a, sum(p * q for p, q in zip(x, y, strict=True)), config).follows
+        common = common_words([a, *(t for t in texts if t not in (a, b))])
+        linked = link(b, a, sum(p * q for p, q in zip(x, y, strict=True)), config, common).follows
         tp += linked and label == "follows"
         fp += linked and label == "other"
         fn += not linked and label == "follows"
@@ -40,13 +44,13 @@ def _rates(rows: list[tuple[str, str, str]], e5: Any) -> tuple[float, float]:
 
 @pytest.mark.parametrize("part", ["dev", "test"])
 def test_links_are_calibrated_on_the_labelled_pairs(part: str, e5: Any) -> None:
-    """The thresholds were chosen on the dev half (precision 0.94, recall 0.89); the test half was never tuned on
-    and gives precision 0.91, recall 0.95 with the bundled e5."""
+    """The thresholds were chosen on the dev half (precision 0.86, recall 1.0); the test half was never tuned on
+    and gives precision 0.87, recall 0.95 with the bundled e5."""
     rows = [r for r in PAIRS if split(r) == part]
     assert len(rows) >= 25 and {r[2] for r in rows} == {"follows", "other"}
     precision, recall = _rates(rows, e5)
     assert precision >= 0.85, precision
-    assert recall >= 0.85, recall
+    assert recall >= 0.9, recall
 
 
 def test_entities_are_names_products_places_in_either_language() -> None:
@@ -85,17 +89,25 @@ def test_a_named_thing_in_common_links_whatever_it_is(old: str, new: str) -> Non
 
 
 def test_followed_picks_the_neighbours_about_the_same_subject() -> None:
-    class N:
-        def __init__(self, text: str, cosine: float) -> None:
-            self.text, self.cosine = text, cosine
-
-    near = [N("I drive a blue Honda Civic.", 0.864), N("I live in Suzhou.", 0.84), N("My wife drives a Kia.", 0.88)]
+    near = [("I drive a blue Honda Civic.", 0.864), ("I live in Suzhou.", 0.84), ("My wife drives a Kia.", 0.88)]
     assert followed("I sold the Civic last week and bought a Tesla Model 3.", near, links_for("e5")) == [0]
 
 
+def test_a_word_no_other_memory_has_is_as_good_as_a_name() -> None:
+    """"accountant" is in the old memory and in no other near the new one: the same subject. "work" is in many."""
+    config = links_for("e5")
+    said = "I stopped being an accountant in March and retrained as a data analyst."
+    near = [("I work as an accountant.", 0.85), ("I work from home on Fridays.", 0.84),
+            ("My sister works at a bank.", 0.83), ("I walk to work.", 0.82)]
+    found = links_to(said, near, config)
+    assert found[0].follows and found[0].named
+    assert not any(k.follows for k in found[1:])
+
+
 def _recalled(mid: str, score: float, cosine: float, *, follows: tuple[str, ...] = (),
-              followed_by: tuple[str, ...] = (), on_topic: bool | None = None, boost: float = 1.0) -> Recalled:
-    memory = Memory(id=mid, text=mid, user_id="u", session_id="s", timestamp=0, follows=list(follows),
+              followed_by: tuple[str, ...] = (), on_topic: bool | None = None, boost: float = 1.0,
+              at: int = 0) -> Recalled:
+    memory = Memory(id=mid, text=mid, user_id="u", session_id="s", timestamp=at, follows=list(follows),
                     followed_by=list(followed_by))
     return Recalled(memory=memory, breakdown=ScoreBreakdown(cosine=cosine, age_days=0, decay=1, weight=1,
                                                             boost=boost, score=score, on_topic=on_topic))
@@ -104,7 +116,7 @@ def _recalled(mid: str, score: float, cosine: float, *, follows: tuple[str, ...]
 def test_a_follower_about_the_question_ranks_above_what_it_follows() -> None:
     old = _recalled("civic", 1.2, 0.84, followed_by=("tesla",), boost=1.19)  # use lifted it
     other = _recalled("tea", 0.9, 0.78)
-    new = _recalled("tesla", 0.5, 0.826, follows=("civic",))
+    new = _recalled("tesla", 0.5, 0.826, follows=("civic",), at=1)
     ranked = mark_chains(newest_first([old, other, new], [], RankingConfig()))
     assert [r.memory.id for r in ranked] == ["tesla", "civic", "tea"]
     assert [r.chain for r in ranked] == ["now", "earlier", ""]
@@ -114,7 +126,7 @@ def test_a_follower_about_the_question_ranks_above_what_it_follows() -> None:
 def test_a_follower_far_from_the_question_stays_where_it_is() -> None:
     """A wrong link cannot put an unrelated memory first: the follower must be about the question as much."""
     old = _recalled("coffee", 1.0, 0.85, followed_by=("running",))
-    new = _recalled("running", 0.6, 0.80, follows=("coffee",))
+    new = _recalled("running", 0.6, 0.80, follows=("coffee",), at=1)
     ranked = mark_chains(newest_first([old, new], [], RankingConfig()))
     assert [(r.memory.id, r.chain) for r in ranked] == [("coffee", ""), ("running", "")]
 
@@ -125,7 +137,7 @@ def test_every_chain_is_newest_first(n: int, rnd: Any) -> None:
     gave them, the newest ranks first and the rest follow in order, each marked."""
     ids = [f"m{i}" for i in range(n)]
     items = [_recalled(mid, rnd.random(), 0.85, follows=(ids[i - 1],) if i else (),
-                       followed_by=(ids[i + 1],) if i + 1 < n else ()) for i, mid in enumerate(ids)]
+                       followed_by=(ids[i + 1],) if i + 1 < n else (), at=i) for i, mid in enumerate(ids)]
     rnd.shuffle(items)
     ranked = mark_chains(newest_first(items, [], RankingConfig()))
     assert [r.memory.id for r in ranked] == ids[::-1]
@@ -167,6 +179,22 @@ def test_fragments_become_statements_that_stand_alone(fragment: str, message: st
     said = standalone(fragment, message, earlier)
     assert said == expected
     assert fragment_reason(said) is None
+
+
+@pytest.mark.parametrize(("fragment", "message", "expected"), [
+    ("He moved to Chicago.", "I caught up with Dawit over the weekend. He moved to Chicago.",
+     "I caught up with Dawit over the weekend. He moved to Chicago."),
+    ("她现在在蚂蚁集团上班。", "昨天和韩梅梅通了电话。她现在在蚂蚁集团上班。",
+     "昨天和韩梅梅通了电话。她现在在蚂蚁集团上班。"),
+])
+def test_a_person_named_but_not_as_the_subject_keeps_the_two_sentences_together(fragment: str, message: str,
+                                                                               expected: str) -> None:
+    assert standalone(fragment, message) == expected
+
+
+def test_a_pronoun_opening_a_message_is_the_one_person_the_users_memories_name() -> None:
+    assert standalone("他转到厦门大学了。", "他转到厦门大学了。", (), ["李雷在南开大学读书", "我对海鲜过敏"]) == (
+        "李雷转到厦门大学了。")
 
 
 def test_a_pronoun_nothing_resolves_keeps_the_users_sentence() -> None:
