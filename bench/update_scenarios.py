@@ -800,9 +800,10 @@ def _generate(kind: Kind, lang: str, n: int, index: int) -> UpdateScenario:
 
 @cache
 def scenarios() -> tuple[UpdateScenario, ...]:
-    """Every scenario, English then Chinese, in kind order (the same on every run)."""
-    return tuple(_generate(kind, lang, n, i) for lang in ("en", "zh") for i, kind in enumerate(KINDS)
-                 for n in range(PER_KIND))
+    """Every scenario in kind order, the two languages interleaved (so ``--limit`` takes both), the same on every
+    run."""
+    return tuple(_generate(kind, lang, n, i) for i, kind in enumerate(KINDS) for n in range(PER_KIND)
+                 for lang in ("en", "zh"))
 
 
 def select(split: str = "test", lang: str | None = None) -> list[UpdateScenario]:
