@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots
+from memory.gates import _PERSON_CANON, _person, single_valued_slots
 
 
 @dataclass(frozen=True)
@@ -62,15 +62,14 @@ _OPENERS = frozenset({
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+'-]*|\d[A-Za-z0-9.:+-]*")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Characters that carry grammar, not content: a Chinese word made of others names something.
-_FUNCTION_ZH = frozenset("我你他她它们的了在是有和与都也还就把被给让又再很最会要想去来到从对着过个一这那上下不没"
-                         "吗呢吧啊呀已经正每天现今年月日周号里中后前用叫说做")  # not 为: 华为
+_FUNCTION_ZH = frozenset("我你他她它们的了吗呢吧啊呀着过是在有和把被")  # pronouns and particles: never content
 
 
 def entities(text: str) -> frozenset[str]:
-    """The words of ``text`` that name something (lower-cased): capitalised words past a sentence's start ("Civic",
-    "Google"), a capitalised first word that is no function word ("Tom just left…"), words with digits ("P40",
-    "7:40"), Latin words in Chinese text ("特斯拉Model 3"), and Chinese words of content characters, as
-    bigrams ("思域", "腾讯", "小雨")."""
+    """The words of ``text`` that name something (lower-cased): capitalised words that are no function word
+    ("Civic", "Google", "Tom"), words with digits ("P40", "7:40"), Latin words in Chinese text ("特斯拉Model 3").
+    Chinese has no capitals: a Chinese name ("思域", "小雨") is found as a content word that no other memory near
+    the new one holds (:func:`link`)."""
     cjk = bool(_CJK_RUN.search(text))
     out: set[str] = set()
     for m in _LATIN.finditer(text):
@@ -80,10 +79,6 @@ def entities(text: str) -> frozenset[str]:
             continue
         if cjk or word[0].isupper() or any(c.isdigit() or c.isupper() for c in word):
             out.add(low)
-    for run in _CJK_RUN.findall(text):
-        content = re.split("[" + "".join(_FUNCTION_ZH) + "]+", run)
-        for piece in content:
-            out.update(piece[i:i + 2] for i in range(len(piece) - 1))
     return frozenset(out)
 
 
@@ -129,11 +124,18 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _LATIN.findall(text)}
 
 
-def shared_words(a: str, b: str) -> frozenset[str]:
-    """The content words ``a`` and ``b`` have in common (stemmed Latin words of 3+ letters, Chinese bigrams)."""
+def content_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that carry content: stemmed Latin words of 3+ letters (not stopwords) and Chinese
+    bigrams without a pronoun or particle ("思域", "京都", not "我的")."""
     from memory.junk import grounding_units
 
-    return frozenset(u for u in grounding_units(a) & grounding_units(b) if not u.isdigit())
+    return frozenset(u for u in grounding_units(text)
+                     if not u.isdigit() and not (_CJK_RUN.fullmatch(u) and set(u) & _FUNCTION_ZH))
+
+
+def shared_words(a: str, b: str) -> frozenset[str]:
+    """The content words ``a`` and ``b`` have in common."""
+    return content_words(a) & content_words(b)
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
     seen: set[str] = set()
     common: set[str] = set()
     for text in texts:
-        units = shared_words(text, text)
+        units = content_words(text)
         common |= units & seen
         seen |= units
     return frozenset(common)
@@ -178,18 +180,9 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
 
 def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[Link]:
     """How ``new`` relates to each of ``neighbours`` (the user's older memories nearest to it, as (text, cosine
-    to ``new``), in order). A memory that says it changed something ("I switched my subscription to HBO Max",
-    "我换了华为Mate 60") and follows nothing else follows its nearest neighbour about the same person, when that
-    one is ``entity_cosine`` near: a change is a change of what the user said before, and the nearest memory is
-    the best guess of which."""
+    to ``new``), in order)."""
     common = common_words([text for text, _ in neighbours])
-    found = [link(new, text, cosine, config, common) for text, cosine in neighbours]
-    if neighbours and not any(k.follows for k in found) and says_change(new):
-        nearest = max(range(len(neighbours)), key=lambda i: neighbours[i][1])
-        text, cosine = neighbours[nearest]
-        if cosine >= config.entity_cosine and same_holder(new, text):
-            found[nearest] = Link(True, f"it says it changed, and this is the nearest memory (cosine {cosine:.3f})")
-    return found
+    return [link(new, text, cosine, config, common) for text, cosine in neighbours]
 
 
 def followed(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[int]:

@@ -10,7 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.links import common_words, entities, followed, holders, link, links_for, links_to, same_holder
+from memory.links import (
+    common_words,
+    content_words,
+    entities,
+    followed,
+    holders,
+    link,
+    links_for,
+    links_to,
+    same_holder,
+)
 from memory.long_term import Memory
 from memory.ranking import RankingConfig, ScoreBreakdown
 from memory.recall import Recalled, mark_chains, newest_first
@@ -58,7 +68,8 @@ def test_entities_are_names_products_places_in_either_language() -> None:
     assert {"tesla", "model", "3"} <= entities("I sold the Civic last week and bought a Tesla Model 3.")
     assert "zorblax" in entities("Zorblax is my favourite board game.")  # a capitalised first word that names
     assert "i" not in entities("I live here.") and "the" not in entities("The cat sleeps.")
-    assert "思域" in entities("上周我把思域卖了，买了一辆特斯拉。")
+    assert "思域" in content_words("上周我把思域卖了，买了一辆特斯拉。")  # found as a word no other memory has
+    assert not {"我的", "我最"} & content_words("我的笔记本电脑是我最喜欢的")
     assert "p40" in entities("我用的是华为P40手机。")
     assert not entities("我住在这里。") & entities("我在这里工作。") - {"这里"}
 
