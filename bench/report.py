@@ -39,14 +39,22 @@ def run_all(benches: dict[str, Any], only: list[str] | None = None) -> dict[str,
         args = argparse.ArgumentParser()
         module.add_arguments(args)
         result = module.main(args.parse_args([]))
-        result["_meta"] = {"seconds": round(time.perf_counter() - t0, 1), "commit": _commit(),
-                           "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": _machine(),
-                           "load": [round(load, 1), round(os.getloadavg()[0], 1)]}
-        (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        save(name, result, t0, load)
         print(module.report(result), file=sys.stderr, flush=True)
         done[name] = result
     write_report()
     return {"results": sorted(done), "report": str(REPORT.relative_to(HERE.parent))}
+
+
+def save(name: str, result: dict[str, Any], t0: float, load: float) -> Path:
+    """Write ``result`` to ``bench/results/NAME.json`` with how it was run (commit, time, machine, load)."""
+    RESULTS.mkdir(exist_ok=True)
+    result["_meta"] = {"seconds": round(time.perf_counter() - t0, 1), "commit": _commit(),
+                       "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": _machine(),
+                       "load": [round(load, 1), round(os.getloadavg()[0], 1)]}
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    return path
 
 
 def _commit() -> str:
@@ -62,9 +70,13 @@ def _machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
+# Saved by hand, not by ``bench all``: their full runs are long (``python -m bench updates --save``).
+SAVED_ONLY = ("updates", "updates-answers")
+
+
 def _load() -> dict[str, Any]:
     out = {}
-    for name in ORDER:
+    for name in (*ORDER, *SAVED_ONLY):
         path = RESULTS / f"{name}.json"
         if path.is_file():
             out[name] = json.loads(path.read_text())
@@ -304,9 +316,24 @@ def write_report() -> Path:
                 "masters are SIGKILLed one after another; the killed node is restarted as a replica before the next.",
                 "", sentence(r) + ".", "", "```json", json.dumps(shown), "```", ""]
 
+    def updates(r: dict[str, Any]) -> list[str]:
+        from bench.updates import report as sentence
+
+        shown = {k: v for k, v in r.items() if k not in ("_meta", "by_variant")}
+        variants = _table(["variant", "cases", "now@1", "before@5", "answer now", "stale", "fragments"],
+                          [[tag, f["cases"], f["recall_now_top1"], f["recall_before_top5"], f["answer_now"],
+                            f["stale_answers"], f["fragments"]] for tag, f in r.get("by_variant", {}).items()])
+        scope = "the whole split" if r.get("limit") is None else f"the first {r['limit']} scenarios of the split"
+        return [f"## Memory that changes: {r['model']} (`python -m bench updates --json`)", "",
+                f"Generated scenarios: a fact among others, its change in a later session, a 'now' and a 'before' "
+                f"question; {r['split']} split ({scope}; the dev split is tuned on, the test split only reported). "
+                "Goals on the test split: recall now@1 >= 95, before@5 >= 90, answer now >= 85, fragments 0.", "",
+                sentence(r) + ".", "", *variants, "", "```json", json.dumps(shown, ensure_ascii=False), "```", ""]
+
     sections = [("locomo", locomo), ("memorybank", memorybank), ("recall", recall), ("turn", turn), ("cli", cli),
                 ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer")),
-                ("failover", failover), ("answers", answers), ("integrity", integrity)]
+                ("failover", failover), ("answers", answers), ("integrity", integrity), ("updates", updates),
+                ("updates-answers", updates)]
     for name, render in sections:
         if name in data:
             meta = data[name].get("_meta", {})

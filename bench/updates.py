@@ -175,13 +175,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-answers", action="store_true", help="recall only: do not ask the agent")
     parser.add_argument("--scripted", action="store_true",
                         help="write memories with the scripted model, so recall does not depend on a model")
+    parser.add_argument("--save", action="store_true",
+                        help="write bench/results/updates.json (--scripted) or updates-answers.json for the report")
     parser.add_argument("--details", type=Path, default=None,
                         help="write one JSON line per scenario (what was stored, recalled, answered) to this file")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    return run(args.split, args.limit, args.lang, answers=not args.no_answers, scripted=args.scripted,
-               details=args.details)
+    import os
+
+    from bench.report import save
+
+    t0, load = time.perf_counter(), os.getloadavg()[0]
+    result = run(args.split, args.limit, args.lang, answers=not args.no_answers, scripted=args.scripted,
+                 details=args.details)
+    result["limit"] = args.limit
+    if args.save:  # for bench/REPORT.md: the scripted recall run, or the model's answers
+        save("updates" if args.scripted else "updates-answers", result, t0, load)
+    return result
 
 
 def report(r: dict[str, Any]) -> str:

@@ -52,7 +52,7 @@ _PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太�
               "儿子", "女儿", "妈妈", "母亲", "爸爸", "父亲", "男朋友", "女朋友", "对象", "老板",
               "领导", "朋友", "同事", "奶奶", "爷爷", "外婆", "外公", "姥姥", "叔叔", "阿姨",
               "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
-              "外甥", "外甥女", "邻居", "室友", "同学", "队友")
+              "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
 # The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
 # is still about the user.
 _OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s|our)\s+(?:\w+\s+)?("
@@ -143,7 +143,8 @@ _PERSON_CANON = {"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "�
                  "孩子": "child", "kid": "child", "宝宝": "baby", "未婚妻": "fiancee", "fiancé": "fiancee",
                  "未婚夫": "fiance", "表弟": "cousin", "表妹": "cousin", "侄子": "nephew",
                  "侄女": "niece", "外甥": "nephew", "外甥女": "niece", "邻居": "neighbour", "neighbor": "neighbour",
-                 "室友": "roommate", "flatmate": "roommate", "同学": "classmate", "队友": "teammate"}
+                 "室友": "roommate", "flatmate": "roommate", "同学": "classmate", "队友": "teammate",
+                 "妈": "mother", "爸": "father", "哥": "brother", "姐": "sister", "弟": "brother", "妹": "sister"}
 # A question names its person anywhere ("What is my wife's name?") and asks for a slot in fewer words than a
 # statement gives it ("name", "how old").
 _ASKED_PERSON_EN = re.compile(r"\bmy\s+(?:\w+\s+)?(" + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
