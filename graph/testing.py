@@ -137,7 +137,7 @@ class ScriptedBrain:
             title, _, steps = user[5:].partition("|")
             return tool_call("create_task", {"title": title.strip(), "steps": [s.strip() for s in steps.split(",")]})
         system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
-        memories = [json.loads(line)["text"] for line in _between(system, "memories").splitlines()
+        memories = [json.loads(line)["text"] for line in _between(system, "memories").split("\n")
                     if line.startswith("{")]
         answer = "I remember: " + " | ".join(memories) if memories else "I do not remember anything about that."
         self.answers.append(answer)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.gates import _PERSON_CANON, _person, single_valued_slots
+from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class LinkConfig:
     near_cosine_zh: float  # the same for Chinese text, which the embedder puts closer together
     word_cosine: float  # with a content word in common ("laptop", "早上"), this near
     entity_cosine: float  # with an entity in common ("Civic", "思域"), this near is enough
+    slot_cosine_across: float = 0.78  # the same one-valued slot said in the other language (gates' slot_cosine)
 
 
 # Calibrated on the dev half of tests/data/link_pairs.py (python -m bench links): e5's cosines between statements
@@ -41,7 +42,8 @@ LINKS_BY_EMBEDDER: dict[str, LinkConfig] = {
     "e5": LinkConfig(near_cosine=0.93, near_cosine_zh=0.95, word_cosine=0.9, entity_cosine=0.8),
 }
 # For an embedder that is not calibrated: OpenAI-style models spread cosines widely (unrelated ~0.1-0.3).
-DEFAULT_LINKS = LinkConfig(near_cosine=0.75, near_cosine_zh=0.75, word_cosine=0.6, entity_cosine=0.4)
+DEFAULT_LINKS = LinkConfig(near_cosine=0.75, near_cosine_zh=0.75, word_cosine=0.6, entity_cosine=0.4,
+                           slot_cosine_across=0.4)
 
 
 def links_for(embedder: str) -> LinkConfig:
@@ -156,8 +158,16 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     shared = sorted(entities(new) & entities(old) | (words - common))
     if shared and cosine >= config.entity_cosine:
         return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}", named=True)
-    slots = single_valued_slots(new) & single_valued_slots(old)  # extra evidence where the slot table knows
-    if slots and cosine >= config.word_cosine:
+    # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
+    # the table knows: its slot would be taken for the user's)
+    known = holders(new) & holders(old)
+    slots = single_valued_slots(new) & single_valued_slots(old) if known else frozenset()
+    # across English and Chinese the embedder puts the same statement far apart (0.81 for one passport)
+    across = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
+    # a stated change of the slot ("I moved to Shanghai" after "I live in Beijing") is evidence enough at the
+    # entity threshold; the slot alone ("... at work") needs the word threshold
+    needed = config.slot_cosine_across if across else config.entity_cosine if says_change(new) else config.word_cosine
+    if slots and cosine >= needed:
         return Link(True, f"the same {sorted(slots)[0].replace(':', ' ')}")
     if words and cosine >= config.word_cosine:
         return Link(True, f"both about {', '.join(repr(w) for w in sorted(words)[:3])} (cosine {cosine:.3f})")

@@ -92,7 +92,10 @@ def test_conflicting_fact_is_disputed_not_recalled_and_applied_after_confirmatio
     [old] = ltm.get("u", [verdict["target"]])
     assert new.status == "active"
     assert old.status == "superseded" and old.superseded_by == new.id and old.invalid_at is not None
-    assert texts(agent.turn("u", "s4", "Where do I live?")) == ["I live in Shanghai"]
+    # the retired one reaches the answer only below its successor, marked as what held earlier
+    after = agent.turn("u", "s4", "Where do I live?").state["recalled"]
+    assert [(m["text"], m.get("chain")) for m in after] == [("I live in Shanghai", "now"),
+                                                           ("I live in Beijing", "earlier")]
 
 
 def test_rejected_conflict_is_deleted_and_the_old_memory_stays(conflict_agent: Agent) -> None:

@@ -37,7 +37,8 @@ def test_chat_conflict_asks_and_resume_applies(cli: Any, capsys: pytest.CaptureF
     assert data["confirmations"][0]["outcome"] == "accepted"
     assert cli("memories", "search", "where do I live", "--user", "u", "--json") == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["text"] == "I live in Shanghai" and all(r["text"] != "I live in Beijing" for r in rows)
+    assert rows[0]["text"] == "I live in Shanghai" and rows[0]["chain"] == "now"
+    assert all(r["chain"] == "earlier" for r in rows if r["text"] == "I live in Beijing")  # only as what held before
     assert cli("chat", "--resume", "yes", "--user", "u", "--session", "s") == 2
     assert "nothing to confirm" in capsys.readouterr().err
 
