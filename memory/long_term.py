@@ -376,28 +376,23 @@ class LongTermMemory:
         recorded_before: int | None = None,
         exact_cosine: bool = True,
     ) -> list[HybridHit]:
-        """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``, each
-        with both scores, in one batched request: each half rescores the union of both searches (Qdrant's prefetch),
-        so what one search missed still gets its own score (a memory sharing no term with ``text`` keeps BM25 None).
-        ``exact_cosine=False``: the two searches alone, None where a search missed a memory. Same filters as
-        :meth:`search`."""
+        """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
+        (one batched request), each with both scores: in the same request each half rescores the union of both
+        searches (Qdrant's prefetch), which gives what one search missed its own score (a memory sharing no term
+        with ``text`` keeps BM25 None; ``exact_cosine=False``: no rescoring, None where a search missed it). Same
+        filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)
         requests = [self._m.QueryRequest(query=list(vector), using=DENSE, filter=flt, limit=limit, with_payload=True)]
         sparse = self._sparse_query(text)
-        if sparse.indices and exact_cosine:  # a query of stopwords only has no terms
-            # One request instead of a follow-up one on the ids a search missed: a second round trip to the engine
-            # doubled recall's tail latency (issue 26, bench/REPORT.md).
-            union = [self._m.Prefetch(query=list(vector), using=DENSE, filter=flt, limit=limit),
-                     self._m.Prefetch(query=sparse, using=SPARSE, filter=flt, limit=limit)]
-            requests = [self._m.QueryRequest(query=list(vector), using=DENSE, prefetch=union, limit=2 * limit,
-                                             with_payload=True),
-                        self._m.QueryRequest(query=sparse, using=SPARSE, prefetch=union, limit=2 * limit,
-                                             with_payload=False)]
-        elif sparse.indices:
+        if sparse.indices:  # a query of stopwords only has no terms
             requests.append(self._m.QueryRequest(query=sparse, using=SPARSE, filter=flt, limit=limit,
                                                 with_payload=True))
+            if exact_cosine:  # in the same request: a follow-up one doubled recall's tail latency (issue 26)
+                union = [self._m.Prefetch(query=r.query, using=r.using, filter=flt, limit=limit) for r in requests]
+                requests += [self._m.QueryRequest(query=r.query, using=r.using, prefetch=union, limit=2 * limit,
+                                                  with_payload=False) for r in requests]
         with self._io():
             responses: Sequence[Any] = self.client.query_batch_points(self.collection, requests=requests)
         memories: dict[str, Memory] = {}
@@ -406,9 +401,11 @@ class LongTermMemory:
         for response, scores in zip(responses, (cosine, lexical), strict=False):
             for p in response.points:
                 key = str(p.id)
-                if p.payload is not None:
-                    memories.setdefault(key, self._to_memory(p.id, p.payload))
+                memories.setdefault(key, self._to_memory(p.id, p.payload))
                 scores[key] = float(p.score)
+        for response, scores in zip(responses[2:], (cosine, lexical), strict=False):  # the rescored union
+            for p in response.points:
+                scores.setdefault(str(p.id), float(p.score))
         return [HybridHit(memory=m, cosine=cosine.get(k), lexical=lexical.get(k)) for k, m in memories.items()]
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
