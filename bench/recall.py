@@ -6,12 +6,13 @@ are equal), cycled to size; queries are LoCoMo questions, embedded live by the b
 part of "total"). Per query, from :class:`memory.recall.RecallTimings`: embed, search (the batched dense + BM25
 request) and rerank; "search" in the JSON is search + rerank. Warm-up queries are not counted. p50/p95/p99 each.
 
-Stages (``stages`` in the JSON, the product's path): ``query`` the one batched request to the engine (both
-searches, each rescoring the other's candidates), ``fusion`` the z-score fusion and the rest of the scoring,
-``context`` the neighbour context (same session, nearby in time), ``rerank`` all of recall's ranking. Ablation
-(Qdrant Edge only; ``ablation`` in the JSON), each run on the same query right after the product's, in turn:
-``follow_up`` the exact scores one search missed fetched by a second request on their ids (before issue 26; its
-stages ``dense``, ``sparse``, ``exact_fetch`` are one engine call each), ``off`` no exact scores at all.
+Stages (``stages`` in the JSON, p50/p95/p99 of each): ``search`` recall's whole hybrid search, ``fusion`` the
+z-score fusion and the rest of the scoring, ``context`` the neighbour context (same session, nearby in time),
+``rerank`` all of recall's ranking; on Qdrant Edge also ``dense``, ``sparse`` and ``exact_fetch`` (the request for
+the exact scores one search missed), timed by a twin of the hybrid search that makes the same engine calls one by
+one, on the same query (``twin_mismatches``: queries where its hits differ from the product's; 0 expected).
+Ablation (Qdrant Edge only; ``ablation`` in the JSON): ``off``, recall without the exact-score fetch, run on each
+query in turn with the product's (the order rotates), so a busy moment of the machine hits both alike.
 
 Edge's segments are optimized (indexed) after ingesting, as ``palace sweep`` and closing the store do; the time
 it takes is reported. Engines: ``edge`` (Qdrant Edge, the embedded default) and ``local`` (qdrant-client's
@@ -101,9 +102,9 @@ class _Timed(LongTermMemory):
         return self.last
 
 
-class _FollowUp(_Timed):
-    """The hybrid search before issue 26: the dense and the BM25 search, then a second request for the scores
-    one of them missed (on their ids); each engine call timed on its own (``stages``)."""
+class _Staged(_Timed):
+    """:meth:`LongTermMemory.hybrid_search`'s engine calls made one by one and timed apart (``stages``): the dense
+    and the BM25 search, then the request for the scores one of them missed, on their ids."""
 
     def __init__(self, client: Client, collection: str) -> None:
         super().__init__(client, collection)
@@ -131,13 +132,14 @@ class _FollowUp(_Timed):
             (cosine, [k for k in lexical if k not in cosine], list(vector), DENSE)]
         if len(lexical) >= limit:  # BM25 may have cut off what only the dense search found
             missed.append((lexical, [k for k in cosine if k not in lexical], query, SPARSE))
+        missed = [x for x in missed if x[1]] if exact_cosine else []
         t0 = time.perf_counter()
-        for scores, ids, q, using in missed:
-            if ids:
-                response = self.client.query_points(self.collection, q, using=using, limit=len(ids),
-                                                    with_payload=False,
-                                                    query_filter=m.Filter(must=[flt, m.HasIdCondition(has_id=ids)]))
-                scores.update((str(p.id), float(p.score)) for p in response.points)
+        if missed:
+            more: Sequence[Any] = self.client.query_batch_points(self.collection, requests=[m.QueryRequest(
+                query=q, using=using, limit=len(ids), with_payload=False,
+                filter=m.Filter(must=[flt, m.HasIdCondition(has_id=ids)])) for _, ids, q, using in missed])
+            for (scores, _, _, _), found in zip(missed, more, strict=True):
+                scores.update((str(p.id), float(p.score)) for p in found.points)
         self.stages["exact_fetch"] = (time.perf_counter() - t0) * 1000
         self.last = [HybridHit(memory=x, cosine=cosine.get(k), lexical=lexical.get(k)) for k, x in memories.items()]
         return self.last
@@ -168,32 +170,40 @@ def _figures(times: dict[str, list[float]], stages: dict[str, list[float]], quer
     return out
 
 
-def _measure(stores: dict[str, _Timed], embedder: E5Embeddings, questions: Sequence[str], queries: int,
+def _measure(ltm: _Timed, twin: _Staged | None, embedder: E5Embeddings, questions: Sequence[str], queries: int,
              warmup: int, settings: Any, ranking: Any) -> dict[str, Any]:
-    """Every variant on each query in turn (the order rotates), so a busy moment of the machine hits all of
-    them alike; the first of ``stores`` is the product's."""
+    """The product's recall, and with ``twin`` the ablation (``off``) and the twin's stage timings, each query
+    in turn (the order rotates)."""
     now = datetime(2024, 12, 1, tzinfo=UTC)
-    names = list(stores)
+    names = ["default", "off", "twin"] if twin is not None else ["default"]
     times: dict[str, dict[str, list[float]]] = {n: {"search": [], "embed": [], "total": []} for n in names}
     stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
+    mismatches = 0
     for i in range(warmup + queries):
         q = questions[(i * 37) % len(questions)]
+        hits: dict[str, list[tuple[str, float | None, float | None]]] = {}
         for name in names[i % len(names):] + names[:i % len(names)]:
-            ltm = stores[name]
-            t = recall(ltm, embedder, USER, q, now, search_k=settings.search_top_k, top_k=settings.recall_top_k,
+            store = twin if name == "twin" and twin is not None else ltm
+            t = recall(store, embedder, USER, q, now, search_k=settings.search_top_k, top_k=settings.recall_top_k,
                        config=ranking, exact_cosine=name != "off").timings
+            hits[name] = [(h.memory.id, h.cosine, h.lexical) for h in store.last]
             if i < warmup:
                 continue
             times[name]["search"].append(t.search_ms + t.rerank_ms)
             times[name]["embed"].append(t.embed_ms)
             times[name]["total"].append(t.embed_ms + t.search_ms + t.rerank_ms)
-            per = dict(ltm.stages) if isinstance(ltm, _FollowUp) else {"query": t.search_ms}
-            per.update(_ranking_stages(ltm.last, ranking), rerank=t.rerank_ms)
+            per = dict(twin.stages) if store is twin and twin is not None else {}
+            per.update(search=t.search_ms, **_ranking_stages(store.last, ranking), rerank=t.rerank_ms)
             for stage, ms in per.items():
                 stages[name].setdefault(stage, []).append(ms)
-    figures = _figures(times[names[0]], stages[names[0]], queries)
-    ablation = {n: _figures(times[n], stages[n], queries) for n in names[1:]}
-    return {**figures, "ablation": ablation} if ablation else figures
+        mismatches += "twin" in hits and hits["twin"] != hits["default"]
+    figures = _figures(times["default"], stages["default"], queries)
+    if twin is None:
+        return figures
+    for stage in ("dense", "sparse", "exact_fetch"):
+        figures["stages"][stage] = _quantiles(stages["twin"][stage])
+    figures["twin_mismatches"] = mismatches
+    return {**figures, "ablation": {"off": _figures(times["off"], stages["off"], queries)}}
 
 
 def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries: int = 200) -> dict[str, Any]:
@@ -222,10 +232,8 @@ def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries:
                         optimize_s = time.perf_counter() - t1
                     # local mode scores every point in Python: fewer queries where each takes a second
                     count = queries if engine == "edge" or n <= 1_000 else max(20, queries // (n // 1_000))
-                    stores: dict[str, _Timed] = {"default": ltm}
-                    if isinstance(client, EdgeClient):
-                        stores.update(follow_up=_FollowUp(client, "recall"), off=ltm)
-                    figures = _measure(stores, embedder, questions, count,
+                    twin = _Staged(client, "recall") if isinstance(client, EdgeClient) else None
+                    figures = _measure(ltm, twin, embedder, questions, count,
                                        warmup=5, settings=settings, ranking=ranking)
                     figures["ingest_per_s"] = round(2 * n / ingest_s)
                     figures["optimize_s"] = round(optimize_s, 2)

@@ -195,17 +195,16 @@ class EdgeClient:
 
     def query_points(self, name: str, query: Any, *, using: str | None = None,
                      query_filter: Any = None, limit: int = 10,
-                     with_payload: bool = True, prefetch: Sequence[Any] | None = None) -> _Response:
-        """The ``limit`` nearest to ``query``; with ``prefetch``, among the union of what each prefetch found
-        (each candidate rescored by ``query``)."""
-        request = _query(query, using, query_filter, limit, with_payload, prefetch)
-        return _response(self._shard(name).query(request))
+                     with_payload: bool = True) -> _Response:
+        vector = _named(query)
+        request = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector, using=using),
+                                  filter=_filter(query_filter), with_payload=with_payload)
+        found = self._shard(name).query(request)
+        return _Response([_Scored(str(p.id), float(p.score), p.payload) for p in found])
 
     def query_batch_points(self, name: str, requests: Sequence[Any]) -> list[_Response]:
-        """Every request in one planned batch (Edge's ``query_batch``: one pass over the segments)."""
-        batch = qe.QueryBatchRequest([_query(r.query, r.using, r.filter, r.limit or 10, bool(r.with_payload),
-                                             getattr(r, "prefetch", None)) for r in requests])
-        return [_response(found) for found in self._shard(name).query_batch(batch)]
+        return [self.query_points(name, r.query, using=r.using, query_filter=r.filter, limit=r.limit or 10,
+                                  with_payload=bool(r.with_payload)) for r in requests]
 
     def retrieve(self, name: str, ids: Sequence[Any], with_payload: bool = True) -> list[_Record]:
         records = self._shard(name).retrieve([str(i) for i in ids], with_payload, False)
@@ -260,18 +259,6 @@ def _read_config(directory: Path) -> Layout:
     raw = json.loads((directory / "edge_config.json").read_text())
     dense = {str(n): int(p["size"]) for n, p in (raw.get("vectors") or {}).items()}
     return Layout(dense=dense, sparse=tuple(str(n) for n in (raw.get("sparse_vectors") or {})))
-
-
-def _query(query: Any, using: str | None, query_filter: Any, limit: int, with_payload: bool,
-           prefetch: Sequence[Any] | None) -> qe.QueryRequest:
-    stages = [qe.Prefetch(limit=p.limit or 10, query=qe.Query.Nearest(_named(p.query), using=p.using),
-                          filter=_filter(p.filter)) for p in prefetch or ()]
-    return qe.QueryRequest(limit=limit, query=qe.Query.Nearest(_named(query), using=using), prefetches=stages or None,
-                           filter=_filter(query_filter), with_payload=with_payload)
-
-
-def _response(found: Sequence[Any]) -> _Response:
-    return _Response([_Scored(str(p.id), float(p.score), p.payload) for p in found])
 
 
 def _named(value: Any) -> Any:

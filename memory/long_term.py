@@ -377,10 +377,9 @@ class LongTermMemory:
         exact_cosine: bool = True,
     ) -> list[HybridHit]:
         """The union of the ``limit`` nearest memories by cosine and the ``limit`` best by BM25 for ``text``
-        (one batched request), each with both scores: in the same request each half rescores the union of both
-        searches (Qdrant's prefetch), which gives what one search missed its own score (a memory sharing no term
-        with ``text`` keeps BM25 None; ``exact_cosine=False``: no rescoring, None where a search missed it). Same
-        filters as :meth:`search`."""
+        (one batched request), each with both scores: what one search missed is scored by a follow-up request on
+        its ids (a memory sharing no term with ``text`` keeps BM25 None; ``exact_cosine=False``: no follow-up, None
+        where a search missed it). Same filters as :meth:`search`."""
         if limit <= 0:
             raise InvalidInputError(f"search limit must be > 0, got {limit}")
         flt = self._search_filter(user_id, window, statuses, recorded_before)
@@ -389,10 +388,6 @@ class LongTermMemory:
         if sparse.indices:  # a query of stopwords only has no terms
             requests.append(self._m.QueryRequest(query=sparse, using=SPARSE, filter=flt, limit=limit,
                                                 with_payload=True))
-            if exact_cosine:  # in the same request: a follow-up one doubled recall's tail latency (issue 26)
-                union = [self._m.Prefetch(query=r.query, using=r.using, filter=flt, limit=limit) for r in requests]
-                requests += [self._m.QueryRequest(query=r.query, using=r.using, prefetch=union, limit=2 * limit,
-                                                  with_payload=False) for r in requests]
         with self._io():
             responses: Sequence[Any] = self.client.query_batch_points(self.collection, requests=requests)
         memories: dict[str, Memory] = {}
@@ -403,9 +398,24 @@ class LongTermMemory:
                 key = str(p.id)
                 memories.setdefault(key, self._to_memory(p.id, p.payload))
                 scores[key] = float(p.score)
-        for response, scores in zip(responses[2:], (cosine, lexical), strict=False):  # the rescored union
-            for p in response.points:
-                scores.setdefault(str(p.id), float(p.score))
+        no_cosine = [k for k in lexical if k not in cosine] if exact_cosine else []
+        # BM25 scores of what only the dense search found, when BM25 may have cut them off (a full list)
+        no_lexical = [k for k in cosine if k not in lexical] if exact_cosine and len(lexical) >= limit else []
+        follow_up = []
+        if no_cosine:  # each candidate's own cosine, so the rerank need not guess it
+            follow_up.append((cosine, self._m.QueryRequest(
+                query=list(vector), using=DENSE, limit=len(no_cosine), with_payload=False,
+                filter=self._m.Filter(must=[flt, self._m.HasIdCondition(has_id=no_cosine)]))))
+        if no_lexical:
+            follow_up.append((lexical, self._m.QueryRequest(
+                query=sparse, using=SPARSE, limit=len(no_lexical), with_payload=False,
+                filter=self._m.Filter(must=[flt, self._m.HasIdCondition(has_id=no_lexical)]))))
+        if follow_up:
+            with self._io():
+                more: Sequence[Any] = self.client.query_batch_points(self.collection,
+                                                                     requests=[r for _, r in follow_up])
+            for (scores, _), response in zip(follow_up, more, strict=True):
+                scores.update((str(p.id), float(p.score)) for p in response.points)
         return [HybridHit(memory=m, cosine=cosine.get(k), lexical=lexical.get(k)) for k, m in memories.items()]
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[Memory]:

@@ -105,21 +105,12 @@ class HasIdCondition:
 
 
 @dataclass
-class Prefetch:
-    query: Any
-    using: str | None = None
-    filter: Filter | None = None
-    limit: int | None = None
-
-
-@dataclass
 class QueryRequest:
     query: Any
     using: str | None = None
     filter: Filter | None = None
     limit: int | None = None
     with_payload: bool | None = None
-    prefetch: list[Prefetch] | None = None
 
 
 @dataclass
