@@ -248,7 +248,7 @@ def write_report() -> Path:
                                  f"{v['total_p50_ms']} / {v['total_p95_ms']} / {v['total_p99_ms']}",
                                  *[" / ".join(str(stages[s][f"p{q}_ms"]) for q in (50, 95, 99)) if s in stages
                                    else "-" for s in names]])
-            out += [*_table(["memories", "variant", "search", "total", *names], rows), ""]
+            out += [*_table(["memories", "variant", "search + rerank", "total", *names], rows), ""]
         before = r.get("before")
         if before:
             out += [f"Before issue 26 (commit {before['commit']}, the same benchmark run right before or after "
@@ -258,7 +258,7 @@ def write_report() -> Path:
                      f"{f['total_p50_ms']} / {f['total_p95_ms']} / {f['total_p99_ms']}",
                      " / ".join(str(f["stages"]["rerank"][f"p{q}_ms"]) for q in (50, 95, 99))]
                     for n, f in before["engines"]["edge"].items()]
-            out += [*_table(["memories", "search", "total", "rerank"], rows), ""]
+            out += [*_table(["memories", "search + rerank", "total", "rerank"], rows), ""]
         return out
 
     def turn(r: dict[str, Any]) -> list[str]:
