@@ -4,7 +4,15 @@ The collection holds the measured user's N memories and as many again spread ove
 query filters on the user. Memories are LoCoMo turns (text, and the e5 vector plus a little noise so that no two
 are equal), cycled to size; queries are LoCoMo questions, embedded live by the bundled e5 (query embedding is
 part of "total"). Per query, from :class:`memory.recall.RecallTimings`: embed, search (the batched dense + BM25
-request) and rerank; "search" in the JSON is search + rerank. Warm-up queries are not counted.
+request) and rerank; "search" in the JSON is search + rerank. Warm-up queries are not counted. p50/p95/p99 each.
+
+Stages (``stages`` in the JSON, p50/p95/p99 of each): ``search`` recall's whole hybrid search, ``fusion`` the
+z-score fusion and the rest of the scoring, ``context`` the neighbour context (same session, nearby in time),
+``rerank`` all of recall's ranking; on Qdrant Edge also ``dense``, ``sparse`` and ``exact_fetch`` (the request for
+the exact scores one search missed), timed by a twin of the hybrid search that makes the same engine calls one by
+one, on the same query (``twin_mismatches``: queries where its hits differ from the product's; 0 expected).
+Ablation (Qdrant Edge only; ``ablation`` in the JSON): ``off``, recall without the exact-score fetch, run on each
+query in turn with the product's (the order rotates), so a busy moment of the machine hits both alike.
 
 Edge's segments are optimized (indexed) after ingesting, as ``palace sweep`` and closing the store do; the time
 it takes is reported. Engines: ``edge`` (Qdrant Edge, the embedded default) and ``local`` (qdrant-client's
@@ -30,7 +38,18 @@ from bench.stats import percentile
 from graph.settings import get_settings
 from memory.edge import EdgeClient
 from memory.embeddings import E5Embeddings
-from memory.long_term import Client, LongTermMemory, Memory, memory_id
+from memory.long_term import (
+    DENSE,
+    SPARSE,
+    Client,
+    HybridHit,
+    LongTermMemory,
+    Memory,
+    Status,
+    TimeWindow,
+    memory_id,
+)
+from memory.ranking import Candidate, RankingConfig, _neighbour_scores, score_hybrid
 from memory.recall import recall
 
 SIZES = (1_000, 10_000, 50_000)
@@ -73,22 +92,118 @@ def _population(base: Sequence[Memory], vectors: np.ndarray, n: int, rng: np.ran
     return out, rows
 
 
-def _measure(ltm: LongTermMemory, embedder: E5Embeddings, questions: Sequence[str], queries: int, warmup: int,
-             settings: Any, ranking: Any) -> dict[str, float]:
+class _Timed(LongTermMemory):
+    """The product's hybrid search, keeping its last candidates for the stage timings."""
+
+    last: list[HybridHit]
+
+    def hybrid_search(self, *args: Any, **kwargs: Any) -> list[HybridHit]:
+        self.last = super().hybrid_search(*args, **kwargs)
+        return self.last
+
+
+class _Staged(_Timed):
+    """:meth:`LongTermMemory.hybrid_search`'s engine calls made one by one and timed apart (``stages``): the dense
+    and the BM25 search, then the request for the scores one of them missed, on their ids."""
+
+    def __init__(self, client: Client, collection: str) -> None:
+        super().__init__(client, collection)
+        self.stages: dict[str, float] = {}
+
+    def hybrid_search(self, user_id: str, vector: Sequence[float], text: str, *, limit: int = 20,
+                      window: TimeWindow | None = None, statuses: Sequence[Status] = ("active",),
+                      recorded_before: int | None = None, exact_cosine: bool = True) -> list[HybridHit]:
+        m, flt = self._m, self._search_filter(user_id, window, statuses, recorded_before)
+        cosine: dict[str, float] = {}
+        lexical: dict[str, float] = {}
+        memories: dict[str, Memory] = {}
+        self.stages = {"dense": 0.0, "sparse": 0.0, "exact_fetch": 0.0}
+        query = self._sparse_query(text)
+        searches = [("dense", cosine, list(vector), DENSE), ("sparse", lexical, query, SPARSE)]
+        for stage, scores, q, using in searches[:2 if query.indices else 1]:
+            t0 = time.perf_counter()
+            response = self.client.query_points(self.collection, q, using=using, query_filter=flt, limit=limit,
+                                                with_payload=True)
+            self.stages[stage] = (time.perf_counter() - t0) * 1000
+            for p in response.points:
+                memories.setdefault(str(p.id), self._to_memory(p.id, p.payload))
+                scores[str(p.id)] = float(p.score)
+        missed: list[tuple[dict[str, float], list[str], Any, str]] = [
+            (cosine, [k for k in lexical if k not in cosine], list(vector), DENSE)]
+        if len(lexical) >= limit:  # BM25 may have cut off what only the dense search found
+            missed.append((lexical, [k for k in cosine if k not in lexical], query, SPARSE))
+        missed = [x for x in missed if x[1]] if exact_cosine else []
+        t0 = time.perf_counter()
+        if missed:
+            more: Sequence[Any] = self.client.query_batch_points(self.collection, requests=[m.QueryRequest(
+                query=q, using=using, limit=len(ids), with_payload=False,
+                filter=m.Filter(must=[flt, m.HasIdCondition(has_id=ids)])) for _, ids, q, using in missed])
+            for (scores, _, _, _), found in zip(missed, more, strict=True):
+                scores.update((str(p.id), float(p.score)) for p in found.points)
+        self.stages["exact_fetch"] = (time.perf_counter() - t0) * 1000
+        self.last = [HybridHit(memory=x, cosine=cosine.get(k), lexical=lexical.get(k)) for k, x in memories.items()]
+        return self.last
+
+
+def _ranking_stages(hits: Sequence[HybridHit], ranking: RankingConfig) -> dict[str, float]:
+    """The hybrid ranking's share of a recall: ``context`` the neighbour scores, ``fusion`` the rest."""
+    candidates = [Candidate(cosine=h.cosine, lexical=h.lexical, session_id=h.memory.session_id,
+                            timestamp_ms=h.memory.timestamp) for h in hits]
+    t0 = time.perf_counter()
+    scored = score_hybrid(candidates, 0, decay_floor=ranking.decay_floor, config=ranking)
+    t1 = time.perf_counter()
+    _neighbour_scores(candidates, [b.relevance for b in scored], ranking.context_window_ms)
+    t2 = time.perf_counter()
+    return {"fusion": max(0.0, (t1 - t0) - (t2 - t1)) * 1000, "context": (t2 - t1) * 1000}
+
+
+def _quantiles(samples: Sequence[float]) -> dict[str, float]:
+    return {f"p{q}_ms": round(percentile(samples, q), 2) for q in (50, 95, 99)}
+
+
+def _figures(times: dict[str, list[float]], stages: dict[str, list[float]], queries: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("search", "embed", "total"):
+        out.update({f"{name}_{k}": v for k, v in _quantiles(times[name]).items()})
+    out["queries"] = queries
+    out["stages"] = {name: _quantiles(xs) for name, xs in stages.items()}
+    return out
+
+
+def _measure(ltm: _Timed, twin: _Staged | None, embedder: E5Embeddings, questions: Sequence[str], queries: int,
+             warmup: int, settings: Any, ranking: Any) -> dict[str, Any]:
+    """The product's recall, and with ``twin`` the ablation (``off``) and the twin's stage timings, each query
+    in turn (the order rotates)."""
     now = datetime(2024, 12, 1, tzinfo=UTC)
-    search, total, embed = [], [], []
+    names = ["default", "off", "twin"] if twin is not None else ["default"]
+    times: dict[str, dict[str, list[float]]] = {n: {"search": [], "embed": [], "total": []} for n in names}
+    stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
+    mismatches = 0
     for i in range(warmup + queries):
         q = questions[(i * 37) % len(questions)]
-        t = recall(ltm, embedder, USER, q, now, search_k=settings.search_top_k, top_k=settings.recall_top_k,
-                   config=ranking).timings
-        if i >= warmup:
-            search.append(t.search_ms + t.rerank_ms)
-            embed.append(t.embed_ms)
-            total.append(t.embed_ms + t.search_ms + t.rerank_ms)
-    return {"search_p50_ms": round(percentile(search, 50), 2), "search_p95_ms": round(percentile(search, 95), 2),
-            "embed_p50_ms": round(percentile(embed, 50), 2), "embed_p95_ms": round(percentile(embed, 95), 2),
-            "total_p50_ms": round(percentile(total, 50), 2), "total_p95_ms": round(percentile(total, 95), 2),
-            "queries": queries}
+        hits: dict[str, list[tuple[str, float | None, float | None]]] = {}
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            store = twin if name == "twin" and twin is not None else ltm
+            t = recall(store, embedder, USER, q, now, search_k=settings.search_top_k, top_k=settings.recall_top_k,
+                       config=ranking, exact_cosine=name != "off").timings
+            hits[name] = [(h.memory.id, h.cosine, h.lexical) for h in store.last]
+            if i < warmup:
+                continue
+            times[name]["search"].append(t.search_ms + t.rerank_ms)
+            times[name]["embed"].append(t.embed_ms)
+            times[name]["total"].append(t.embed_ms + t.search_ms + t.rerank_ms)
+            per = dict(twin.stages) if store is twin and twin is not None else {}
+            per.update(search=t.search_ms, **_ranking_stages(store.last, ranking), rerank=t.rerank_ms)
+            for stage, ms in per.items():
+                stages[name].setdefault(stage, []).append(ms)
+        mismatches += "twin" in hits and hits["twin"] != hits["default"]
+    figures = _figures(times["default"], stages["default"], queries)
+    if twin is None:
+        return figures
+    for stage in ("dense", "sparse", "exact_fetch"):
+        figures["stages"][stage] = _quantiles(stages["twin"][stage])
+    figures["twin_mismatches"] = mismatches
+    return {**figures, "ablation": {"off": _figures(times["off"], stages["off"], queries)}}
 
 
 def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries: int = 200) -> dict[str, Any]:
@@ -105,7 +220,7 @@ def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries:
             with tempfile.TemporaryDirectory(prefix="palace-recall-") as tmp:
                 client = _open(engine, Path(tmp))
                 try:
-                    ltm = LongTermMemory(client, "recall")
+                    ltm = _Timed(client, "recall")
                     ltm.setup(E5Embeddings.dimensions)
                     t0 = time.perf_counter()
                     ingest(ltm, memories, rows, f"{engine}: ingesting {2 * n} memories")
@@ -117,7 +232,8 @@ def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries:
                         optimize_s = time.perf_counter() - t1
                     # local mode scores every point in Python: fewer queries where each takes a second
                     count = queries if engine == "edge" or n <= 1_000 else max(20, queries // (n // 1_000))
-                    figures = _measure(ltm, embedder, questions, count,
+                    twin = _Staged(client, "recall") if isinstance(client, EdgeClient) else None
+                    figures = _measure(ltm, twin, embedder, questions, count,
                                        warmup=5, settings=settings, ranking=ranking)
                     figures["ingest_per_s"] = round(2 * n / ingest_s)
                     figures["optimize_s"] = round(optimize_s, 2)
@@ -145,11 +261,20 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> str:
     rows = [f"recall latency in ms (search = batched dense + BM25 search + rerank; total adds embedding the query), "
             f"one user among {OTHER_USERS + 1}, search_top_k {r['search_top_k']}; default engine: {r['default']}",
-            f"{'engine':<8}{'memories':>10}{'search p50':>12}{'search p95':>12}{'embed p50':>11}{'total p50':>11}"
-            f"{'total p95':>11}{'queries':>9}"]
+            f"{'engine':<8}{'variant':<11}{'memories':>10}{'search p50':>12}{'search p95':>12}{'search p99':>12}"
+            f"{'embed p50':>11}{'total p50':>11}{'total p95':>11}{'total p99':>11}{'queries':>9}"]
     for engine, per in r["engines"].items():
-        for n, f in per.items():
-            rows.append(f"{engine:<8}{int(n):>10}{f['search_p50_ms']:>12.2f}{f['search_p95_ms']:>12.2f}"
-                        f"{f['embed_p50_ms']:>11.2f}{f['total_p50_ms']:>11.2f}{f['total_p95_ms']:>11.2f}"
-                        f"{f['queries']:>9}")
+        for n, figures in per.items():
+            for variant, f in [("default", figures), *figures.get("ablation", {}).items()]:
+                rows.append(f"{engine:<8}{variant:<11}{int(n):>10}{f['search_p50_ms']:>12.2f}"
+                            f"{f['search_p95_ms']:>12.2f}{f.get('search_p99_ms', float('nan')):>12.2f}"
+                            f"{f['embed_p50_ms']:>11.2f}{f['total_p50_ms']:>11.2f}{f['total_p95_ms']:>11.2f}"
+                            f"{f.get('total_p99_ms', float('nan')):>11.2f}{f['queries']:>9}")
+    rows.append("stages, ms p50 / p95 / p99")
+    for engine, per in r["engines"].items():
+        for n, figures in per.items():
+            for variant, f in [("default", figures), *figures.get("ablation", {}).items()]:
+                stages = "  ".join(f"{name} {q['p50_ms']:.2f}/{q['p95_ms']:.2f}/{q['p99_ms']:.2f}"
+                                   for name, q in f.get("stages", {}).items())
+                rows.append(f"{engine:<8}{variant:<11}{int(n):>10}  {stages}")
     return "\n".join(rows)

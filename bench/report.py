@@ -234,12 +234,44 @@ def write_report() -> Path:
                f"One user among 10; search = the batched dense + BM25 search ({r['search_top_k']} each) + rerank; "
                "total adds embedding the question with the bundled e5. Default engine: "
                f"{r['default']}.", ""]
-        rows = [[engine, n, f["search_p50_ms"], f["search_p95_ms"], f["embed_p50_ms"], f["total_p50_ms"],
-                 f["total_p95_ms"], f["queries"], f.get("ingest_per_s", "-"), f.get("optimize_s", "-")]
+        rows = [[engine, n, f["search_p50_ms"], f["search_p95_ms"], f.get("search_p99_ms", "-"), f["embed_p50_ms"],
+                 f["total_p50_ms"], f["total_p95_ms"], f.get("total_p99_ms", "-"), f["queries"],
+                 f.get("ingest_per_s", "-"), f.get("optimize_s", "-")]
                 for engine, per in r["engines"].items() for n, f in per.items()]
-        out += _table(["engine", "memories", "search p50 ms", "search p95 ms", "embed p50 ms", "total p50 ms",
-                       "total p95 ms", "queries", "ingest /s", "optimize s"], rows)
-        return [*out, "", f"![Recall latency](results/{_plot_recall(r)})", ""]
+        out += _table(["engine", "memories", "search p50 ms", "search p95 ms", "search p99 ms", "embed p50 ms",
+                       "total p50 ms", "total p95 ms", "total p99 ms", "queries", "ingest /s", "optimize s"], rows)
+        out += ["", f"![Recall latency](results/{_plot_recall(r)})", ""]
+        ablated = {n: f for n, f in r["engines"].get("edge", {}).items() if f.get("ablation")}
+        if ablated:
+            out += ["### Where the time goes, and the exact scores' ablation (Qdrant Edge)", "",
+                    "Each query runs the product's recall (`default`), recall without the request for the exact "
+                    "scores one search missed (`off`, `-exact` in the LoCoMo ablations) and a twin of the product's "
+                    "hybrid search that makes the same engine calls one by one, timed apart (its hits equal the "
+                    "product's: `twin_mismatches` 0), in turn (the order rotates), so a busy moment of the machine "
+                    "hits all three alike. Stages in ms, p50 / p95 / p99: search is recall's whole hybrid search, "
+                    "dense, sparse and exact_fetch its engine calls (the twin's), fusion the ranking without the "
+                    "neighbour context, rerank all of recall's ranking.", ""]
+            names = ("search", "dense", "sparse", "exact_fetch", "fusion", "context", "rerank")
+            rows = []
+            for n, f in ablated.items():
+                for variant, v in [("default", f), *f["ablation"].items()]:
+                    stages = v.get("stages", {})
+                    rows.append([n, variant, f"{v['search_p50_ms']} / {v['search_p95_ms']} / {v['search_p99_ms']}",
+                                 f"{v['total_p50_ms']} / {v['total_p95_ms']} / {v['total_p99_ms']}",
+                                 *[" / ".join(str(stages[s][f"p{q}_ms"]) for q in (50, 95, 99)) if s in stages
+                                   else "-" for s in names]])
+            out += [*_table(["memories", "variant", "search + rerank", "total", *names], rows), ""]
+        before = r.get("before")
+        if before:
+            out += [f"Before issue 26 (commit {before['commit']}, the same benchmark run right before or after "
+                    f"this one on the same machine, load average {before['load']}): search / total p50 / p95 / "
+                    "p99 ms.", ""]
+            rows = [[n, f"{f['search_p50_ms']} / {f['search_p95_ms']} / {f['search_p99_ms']}",
+                     f"{f['total_p50_ms']} / {f['total_p95_ms']} / {f['total_p99_ms']}",
+                     " / ".join(str(f["stages"]["rerank"][f"p{q}_ms"]) for q in (50, 95, 99))]
+                    for n, f in before["engines"]["edge"].items()]
+            out += [*_table(["memories", "search + rerank", "total", "rerank"], rows), ""]
+        return out
 
     def turn(r: dict[str, Any]) -> list[str]:
         from bench.turn import report as sentence

@@ -143,10 +143,10 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
         return None
-    topic = [bool(held_slots(h.memory.text) & asked) for h in hits]
-    if not any(on and language(h.memory.text) not in (said_in, "") for h, on in zip(hits, topic, strict=True)):
+    # the other language's hits first: reading a memory's slots takes ~0.1 ms, every candidate's ~10 ms (issue 26)
+    if not any(language(h.memory.text) not in (said_in, "") and held_slots(h.memory.text) & asked for h in hits):
         return None
-    return topic
+    return [bool(held_slots(h.memory.text) & asked) for h in hits]
 
 
 def _replaced_or_active(hits: Sequence[HybridHit]) -> list[HybridHit]:

@@ -134,3 +134,34 @@ def test_bad_memories_are_refused(ltm: LongTermMemory, e5: Embeddings) -> None:
     with pytest.raises(InvalidInputError, match="vectors"):
         ltm.upsert([Memory(id=str(uuid.uuid4()), **good)], [])  # type: ignore[arg-type]
     assert ltm.count("u") == 0
+
+
+def test_hybrid_search_gives_what_one_search_missed_its_own_score(ltm: LongTermMemory, e5: Embeddings) -> None:
+    texts = ["I adopted a dog named Rex last spring", "Rex the dog loves the beach at Santa Monica",
+             "My sister visited the lake house", "The puppy chewed my running shoes",
+             "I walk my pet every morning before work", "Dinner with Maria at the Italian place",
+             "The beach was cold and windy in March", "Our cat hides under the sofa all day",
+             "I bought a leash and a collar at the pet store", "Santa Monica pier has a Ferris wheel",
+             "Work moved the weekly sync to Thursday", "My veterinarian said Rex is healthy"]
+    for i, text in enumerate(texts):
+        add(ltm, e5, "u", f"k{i}", text, timestamp=NOW - i * DAY)
+    add(ltm, e5, "other", "x", "Rex the dog at the beach", timestamp=NOW)
+    add(ltm, e5, "u", "gone", "Rex the dog at the beach in Santa Monica", status="disputed")
+    vector, text = e5.embed_query("what did my dog do at the beach"), "dog Rex beach"
+    everything = {h.memory.id: h for h in ltm.hybrid_search("u", vector, text, limit=100)}
+    assert len(everything) == len(texts)  # every memory of the user, each with both of its own scores
+    by_cosine = sorted(everything, key=lambda k: everything[k].cosine or 0.0, reverse=True)
+    by_bm25 = sorted((k for k in everything if everything[k].lexical is not None),
+                     key=lambda k: everything[k].lexical or 0.0, reverse=True)
+    assert everything[by_bm25[2]].lexical != everything[by_bm25[3]].lexical  # no tie at the cut
+
+    hits = ltm.hybrid_search("u", vector, text, limit=3)
+    assert {h.memory.id for h in hits} == set(by_cosine[:3]) | set(by_bm25[:3])
+    assert set(by_cosine[:3]) != set(by_bm25[:3])  # each search missed something the other found
+    for h in hits:
+        assert (h.cosine, h.lexical) == (everything[h.memory.id].cosine, everything[h.memory.id].lexical)
+    missed = ltm.hybrid_search("u", vector, text, limit=3, exact_cosine=False)
+    assert {h.memory.id for h in missed} == {h.memory.id for h in hits}
+    for h in missed:
+        assert (h.cosine is None) == (h.memory.id not in by_cosine[:3])
+        assert (h.lexical is None) == (h.memory.id not in by_bm25[:3])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from memory.long_term import HybridHit, Memory
 from memory.ranking import DAY_MS, Candidate, RankingConfig, on_topic, score_hybrid, sort_key, time_decay
-from memory.recall import with_changes
+from memory.recall import slot_topic, with_changes
 from memory.temporal import time_intent
 
 NOW = 1_780_000_000_000
@@ -151,3 +151,33 @@ def test_a_memory_stating_the_change_a_present_question_asks_about_shares_its_wo
     hits = with_changes(question, [_hit("I live in Hangzhou", 2.0), _hit(text, None)])
     assert (hits[1].lexical == 2.0) is is_change
     assert hits[0].lexical == 2.0
+
+
+def _said(text: str) -> HybridHit:
+    return HybridHit(memory=Memory(id=str(uuid.uuid4()), text=text, user_id="u", session_id="s", timestamp=NOW),
+                     cosine=0.5, lexical=None)
+
+
+_SLOT_TEXTS = ("My wife's name is Lin.", "我妻子叫林芳", "我有一个女儿叫小雨", "My wife likes green tea", "我喜欢喝茶",
+               "I live in Shanghai now", "我住在北京", "The meeting moved to Friday", "12345", "")
+
+
+@given(st.lists(st.sampled_from(_SLOT_TEXTS), max_size=12),
+       st.sampled_from(("我妻子叫什么名字？", "What is my wife's name?", "where do I live?", "我住在哪里？", "hello")))
+def test_slot_topic_is_the_topic_only_when_a_hit_in_the_other_language_holds_the_asked_slot(texts: list[str],
+                                                                                            question: str) -> None:
+    from memory.answers import language
+    from memory.gates import asked_slots, held_slots
+
+    hits = [_said(t) for t in texts]
+    asked, said_in = asked_slots(question), language(question)
+    topic = [bool(held_slots(t) & asked) for t in texts]
+    across = any(on and language(t) not in (said_in, "") for t, on in zip(texts, topic, strict=True))
+    assert slot_topic(question, hits) == (topic if asked and said_in and across else None)
+
+
+def test_slot_topic_examples() -> None:
+    wife_en, wife_zh, daughter = _said("My wife's name is Lin."), _said("我妻子叫林芳"), _said("我有一个女儿叫小雨")
+    assert slot_topic("我妻子叫什么名字？", [daughter, wife_en]) == [False, True]
+    assert slot_topic("我妻子叫什么名字？", [daughter, wife_zh]) is None  # all in the question's language
+    assert slot_topic("What is my wife's name?", [wife_en, daughter, wife_zh]) == [True, False, True]
