@@ -103,11 +103,11 @@ def _iso(ms: int | None, tz: tzinfo) -> str:
 
 
 def _recalled_row(r: Recalled) -> dict[str, object]:
-    m, b = r.memory, r.breakdown
-    return {"id": m.id, "text": m.text, "score": round(b.score, 6), "relevance": round(b.relevance, 6),
-            "cosine": round(b.cosine, 6), "lexical": None if b.lexical is None else round(b.lexical, 6),
-            "decay": round(b.decay, 6), "weight": b.weight, "boost": round(b.boost, 6), "timestamp": m.timestamp,
-            "event_time": m.event_time, "chain": r.chain, "follows": m.follows}
+    """``palace memories search --json``: the door's shape (with the status: a replaced memory is shown below its
+    successor), the same bytes as through a running server (graph/client.py)."""
+    from graph.door import recalled_json
+
+    return recalled_json(r)
 
 
 def turn_changes(state: dict[str, Any]) -> list[str]:

@@ -282,7 +282,7 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     elif action == "search":
         found = c.search(user, args.query, limit=args.limit, now=args.now)
         if as_json:
-            _print([{k: v for k, v in r.items() if k != "status"} for r in found])
+            _print(found)
         else:
             for i, r in enumerate(found, 1):
                 held = f"  [{r['chain']}]" if r.get("chain") else ""

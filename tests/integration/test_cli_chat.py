@@ -53,7 +53,7 @@ def test_memories_add_and_search_with_time_intent(cli: Any, capsys: pytest.Captu
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["text"] == "我在海底捞请客户王总吃饭"
     assert set(rows[0]) == {"id", "text", "score", "relevance", "cosine", "lexical", "decay", "weight", "boost",
-                            "timestamp", "event_time", "chain", "follows"}
+                            "timestamp", "event_time", "chain", "follows", "status"}
     assert rows[0]["decay"] == 1.0
     assert cli("memories", "search", "我最近在哪家餐厅请客户", "--user", "boss", "--now", "2026-07-15T10:00",
                "--limit", "1", "--json") == 0
