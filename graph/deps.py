@@ -114,8 +114,7 @@ class Deps:
                              context_window_ms=int(s.context_window_s * 1000),
                              present_lexical_share=s.present_lexical_share,
                              present_cosine_margin=s.present_cosine_margin, present_cosine_tie=s.present_cosine_tie,
-                             link_cosine_margin=s.link_cosine_margin, link_named_margin=s.link_named_margin,
-                             change_cosine_margin=s.change_cosine_margin)
+                             link_cosine_margin=s.link_cosine_margin, link_named_margin=s.link_named_margin)
 
     def memo(self, name: str, factory: Callable[[], T]) -> T:
         """``factory()`` once per ``Deps`` (e.g. the compiled graph: building its tool schemas takes ~0.2 s)."""

@@ -158,8 +158,6 @@ class Settings(BaseSettings):
                                       "when its cosine to the question is at most this much lower (bundled e5).")
     link_named_margin: float = Field(default=0.1, ge=0, le=2, description="... at most this much lower when it names "
                                      "the older one's entity.")
-    change_cosine_margin: float = Field(default=0.03, ge=0, le=2, description="A memory stating a change, linked to "
-                                        "nothing, ranks above an older one at most this much more about the question.")
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description='USD per million prompt / completion tokens by model, JSON: '
         '{"gpt-4o-mini": [0.15, 0.6]}; "*" applies to models not listed. Unlisted models cost 0 (local ones).')

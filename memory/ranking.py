@@ -69,7 +69,6 @@ class RankingConfig:
     present_cosine_tie: float = 0.01  # no candidate shares a word with the question: within this of the best cosine
     link_cosine_margin: float = 0.04  # a follower ranks above the memory it follows within this cosine of it
     link_named_margin: float = 0.1  # ... within this when the two share an entity (memory/links.py)
-    change_cosine_margin: float = 0.03  # a memory stating a change, linked to nothing, ranks above an older one so near
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,8 @@ def on_topic(dense: Sequence[float], lexical: Sequence[float], config: RankingCo
     """Which candidates a present question is about, from raw scores only (module docstring)."""
     best_lexical = max(lexical, default=0.0)
     if best_lexical > 0:
-        shares = [s >= config.present_lexical_share * best_lexical for s in lexical]
+        # a memory sharing no word is never on topic (also when the share of a tiny best rounds to 0)
+        shares = [s > 0 and s >= config.present_lexical_share * best_lexical for s in lexical]
         anchor = max(d for d, ok in zip(dense, shares, strict=True) if ok)
         return [ok and d >= anchor - config.present_cosine_margin for d, ok in zip(dense, shares, strict=True)]
     best = max(dense, default=0.0)

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
-from memory.gates import says_change
-from memory.links import same_holder
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
 from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
@@ -163,17 +161,12 @@ def _followers(ltm: LongTermMemory, user_id: str, ranked: Sequence[Recalled], ve
     return ltm.scored(user_id, missing, vector, recorded_before=now_ms + 1) if missing else []
 
 
-def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig, *,
-                 present: bool = False) -> list[Recalled]:
+def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig) -> list[Recalled]:
     """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
     above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
     cosine at most ``link_cosine_margin`` below, ``link_named_margin`` when it names the same entity; a wrong link
     then cannot put an unrelated memory first). A chain keeps the place of its best-ranked member, newest first;
-    followers of one memory keep their own order. For a question about now (``present``), a memory that says it
-    changed something ("I switched to…", "我换了…") and follows nothing ranks the same way above the best older
-    memory of the same person that is at
-    most ``change_cosine_margin`` more about the question: the question names the subject the change is about,
-    which its words alone did not. ``fetched``: followers the search did not return, with their
+    followers of one memory keep their own order. ``fetched``: followers the search did not return, with their
     cosine, placed the same way or not at all. Use and importance never lift a memory above one that follows it."""
     items = list(ranked)
     known = {r.memory.id: r for r in items}
@@ -193,14 +186,6 @@ def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: Ran
                 continue
             if r.breakdown.cosine >= old.breakdown.cosine - _margin(r.memory, old.memory, config):
                 key, depth = max(key, place[old_id][0]), max(depth, place[old_id][1] + 1)
-        if present and not depth and says_change(r.memory.text):  # "I switched to X": newer news on the subject
-            older = [(place[o.memory.id], o) for o in items if o.memory.id in place and o is not r
-                     and o.memory.timestamp < r.memory.timestamp and place[o.memory.id][0] > key
-                     and r.breakdown.cosine >= o.breakdown.cosine - config.change_cosine_margin
-                     and same_holder(r.memory.text, o.memory.text)]
-            if older:
-                (key, below), _ = max(older, key=lambda pair: pair[0])
-                depth = below + 1
         place[r.memory.id] = (key, depth)
     fetched_ids = {h.memory.id for h in fetched}
     kept = [r for r in items if r.memory.id not in fetched_ids or place[r.memory.id][1] > 0]
@@ -303,8 +288,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
                            present=present, config=cfg, topic=slot_topic(question, hits))
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
-                                            present=present))
+        ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg))
     memories = mark_chains(ranked[: max(0, top_k)])
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
