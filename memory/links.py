@@ -193,8 +193,3 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
     to ``new``), in order)."""
     common = common_words([text for text, _ in neighbours])
     return [link(new, text, cosine, config, common) for text, cosine in neighbours]
-
-
-def followed(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[int]:
-    """Indexes of the ``neighbours`` that ``new`` follows."""
-    return [i for i, k in enumerate(links_to(new, neighbours, config)) if k.follows]

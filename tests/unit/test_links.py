@@ -14,7 +14,6 @@ from memory.links import (
     common_words,
     content_words,
     entities,
-    followed,
     holders,
     link,
     links_for,
@@ -101,7 +100,8 @@ def test_a_named_thing_in_common_links_whatever_it_is(old: str, new: str) -> Non
 
 def test_followed_picks_the_neighbours_about_the_same_subject() -> None:
     near = [("I drive a blue Honda Civic.", 0.864), ("I live in Suzhou.", 0.84), ("My wife drives a Kia.", 0.88)]
-    assert followed("I sold the Civic last week and bought a Tesla Model 3.", near, links_for("e5")) == [0]
+    found = links_to("I sold the Civic last week and bought a Tesla Model 3.", near, links_for("e5"))
+    assert [k.follows for k in found] == [True, False, False]
 
 
 def test_a_word_no_other_memory_has_is_as_good_as_a_name() -> None:
