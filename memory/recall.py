@@ -227,17 +227,10 @@ def mark_chains(memories: Sequence[Recalled]) -> list[Recalled]:
     """Each memory with its place among ``memories`` (best first): "earlier" when a memory that follows it ranks
     above it, "now" when it ranks above a memory it follows (the prompt marks them so). A follower ranked below
     the memory it follows (not about the question as much) marks nothing."""
-    above: set[str] = set()  # the memories ranked so far
+    place = {r.memory.id: i for i, r in enumerate(memories)}
     followed: set[str] = set()  # memories with a follower ranked above them
     leads: set[str] = set()  # followers ranked above a memory they follow
-    for r in memories:
-        for f in r.memory.followed_by:
-            if f in above:
-                followed.add(r.memory.id)
-                leads.add(f)
-        above.add(r.memory.id)
-    place = {r.memory.id: i for i, r in enumerate(memories)}
-    for r in memories:  # a link recorded on the new memory only (the old one's list not written yet)
+    for r in memories:  # every link is on the newer memory (``followed_by`` is its back-pointer)
         for old in r.memory.follows:
             if old in place and place[r.memory.id] < place[old]:
                 followed.add(old)

@@ -373,22 +373,20 @@ def make_fact_check(deps: Deps) -> Any:
         try:
             ltm = deps.long_term()
 
-            def neighbours(texts: list[str]) -> list[list[Hit]]:
+            def neighbours(texts: list[str]) -> tuple[list[list[Hit]], list[list[Link]]]:
                 # the verifier sees the nearest few; a stated change may retire one further away: the same slot
                 # said in the other language scores lower than any two memories in one language ("我搬到了北京"
                 # left "I moved to Shanghai" current behind five Chinese memories in a helper's trial)
-                return [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS))
+                hits = [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS))
                         for v in deps.embeddings.embed_documents(texts)]
+                return hits, [links_to(t, [(h.memory.text, h.cosine) for h in near], deps.links())
+                              for t, near in zip(texts, hits, strict=True)]
 
-            far = neighbours([c["text"] for c in cands])
-            links = [links_to(c["text"], [(h.memory.text, h.cosine) for h in hits], deps.links())
-                     for c, hits in zip(cands, far, strict=True)]
+            far, links = neighbours([c["text"] for c in cands])
             whole = whole_changes(cands, links, max_tokens=s.memory_max_tokens, encoding=s.token_encoding)
             if len(whole) < len(cands):  # a change told in one sentence is one memory: its links again
                 cands = whole
-                far = neighbours([c["text"] for c in cands])
-                links = [links_to(c["text"], [(h.memory.text, h.cosine) for h in hits], deps.links())
-                         for c, hits in zip(cands, far, strict=True)]
+                far, links = neighbours([c["text"] for c in cands])
             near = [hits[:s.verify_neighbors] for hits in far]
         except ServiceUnavailableError as exc:
             if exc.service != "Qdrant":
