@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -239,9 +240,38 @@ _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|
 
 
 def about_the_user(text: str) -> str:
-    """The statements of ``text`` that speak about the user ("I ...", "my ...", "我……"): what the user stated,
-    kept when a model's extraction comes back empty or unusable. "That sounds great." is not one."""
+    """The statements of ``text`` that speak about the user ("I ...", "my ...", "我……")."""
     return " ".join(p for p in sentences(text) if junk_sentence(p) is None and _FIRST_PERSON.search(p))
+
+
+def speaks_of_someone(sentence: str) -> bool:
+    """Does ``sentence`` say something about a person or a named thing: the user ("I", "我"), a kinship word
+    ("my sister", "我妈"), or a name anywhere but its first word ("Tom just left Google", "Anna moved to Berlin")?
+    "That sounds great." and "It's raining today." do not; they are reactions, not facts to keep."""
+    from memory.gates import _person
+    from memory.links import entities
+
+    if _FIRST_PERSON.search(sentence) or _person(sentence) != "self":
+        return True
+    first = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)
+    return bool(entities(sentence[first.end():] if first else sentence))
+
+
+def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
+    """What ``message`` states, as the user wrote it, when a model's extraction gave nothing usable: its
+    statements that speak of someone (:func:`speaks_of_someone`), and every statement one of the ``refused``
+    candidates was taken from (the extractor saw a fact there; its words were refused, the user's are kept:
+    "小雨毕业了" has no name a rule can see). An extractor cannot make a stated fact disappear."""
+    said = [p for p in sentences(message) if junk_sentence(p) is None]
+    pointed: set[int] = set()
+    for text in refused:
+        units = grounding_units(text)
+        overlap = [len(units & grounding_units(p)) for p in said]
+        if overlap and max(overlap) > 0:
+            pointed.add(overlap.index(max(overlap)))
+        else:  # translated or reworded beyond recognition: it could be any of them, and none may be lost
+            pointed.update(range(len(said)))
+    return " ".join(p for i, p in enumerate(said) if i in pointed or speaks_of_someone(p))
 
 
 _UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
@@ -341,8 +371,9 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     held = frozenset().union(*(single_valued_slots(t) for t in extracted))
     out = []
     for sentence in sentences(message):
-        if junk_sentence(sentence) is not None or not _FIRST_PERSON.search(sentence):
+        if junk_sentence(sentence) is not None or not speaks_of_someone(sentence):
             continue
+        mine = bool(_FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
         subject = "我" if _CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
@@ -351,7 +382,8 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives
             if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held:
-                said = clause if _FIRST_PERSON.search(clause) else f"{subject}{'' if subject == '我' else ' '}{clause}"
+                said = clause if _FIRST_PERSON.search(clause) or not mine else (
+                    f"{subject}{'' if subject == '我' else ' '}{clause}")
                 out.append(said)
                 have |= units
     return out

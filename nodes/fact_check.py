@@ -32,6 +32,7 @@ from memory.junk import (
     about_the_user,
     grounded,
     junk_reason,
+    kept_statements,
     normalized,
     respaced,
     split_facts,
@@ -41,6 +42,7 @@ from memory.junk import (
 )
 from memory.links import Link, links_to
 from memory.long_term import Hit, memory_id
+from memory.meaning import changed_meaning
 from memory.standalone import source_sentence, standalone
 from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
@@ -102,9 +104,10 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     # "I moved" can then retire where the user lived without retiring the book)
     split = [ExtractedMemory(text=part, when=m.when) for m in extraction.memories for part in split_facts(m.text)]
     items = [m for m in split if m.text.strip() and not junk_reason(m.text) and grounded(m.text, message)
-             and not drops_slot(m.text, message, _held_by_others(m, split))]
-    if not items:  # the user's own statements, one fact per memory as well
-        items = [ExtractedMemory(text=part) for part in split_facts(about_the_user(message))]
+             and not drops_slot(m.text, message, _held_by_others(m, split)) and not changed_meaning(m.text, message)]
+    if not items:  # the user's own words, one fact per memory as well
+        refused = [m.text for m in split if m.text.strip()]
+        items = [ExtractedMemory(text=part) for part in split_facts(kept_statements(message, refused))]
     else:  # what the extractor left out of a message about the user is kept too, as the user said it
         items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items])]
     seen: set[str] = set()

@@ -1,0 +1,86 @@
+"""Does an extracted memory keep what the user said? (pure logic, English and Chinese)
+
+An extractor rewrites the user's words; a small one changes what they mean while keeping most of them: "I drive a
+blue Honda Civic." became "I have always wanted to own a blue Honda Civic." and passed every gate that counts
+shared words. What a rewording may never change is carried by a few closed classes of grammar words, the same for
+any subject: negation ("not", "never", "不", "没"), modality ("want to", "might", "想", "可能"), the time a
+statement holds ("used to", "will", "以前", "将") and who it is about (the user, a kinship word, a name).
+:func:`changed_meaning` compares those between a candidate and the clause of the message it came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Grammar words, not subjects: closed classes of the two languages.
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
+                       r"不(?!错|少|过|仅|但|久|断|停|管|同)|没|别|未|无(?!论)|非(?!常)", re.IGNORECASE)
+_MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|hoping|might|may|maybe|perhaps|"
+                       r"would like|'d like|would love|'d love|dream(?:s|ed)? of|plans? to|planned to|planning to|"
+                       r"thinking (?:of|about)|considering|could|should|ought to|intends? to|if)\b|"
+                       r"想|希望|打算|计划|可能|也许|或许|梦想|考虑|如果|要是|应该", re.IGNORECASE)
+_EARLIER = re.compile(r"\b(?:used to|formerly|previously|once|back then|in the past|no longer|anymore|any more)\b|"
+                      r"以前|曾经|过去|原来|从前|当年|不再", re.IGNORECASE)
+_LATER = re.compile(r"\b(?:will|'ll|going to|gonna|about to|soon|next)\b|"
+                    r"将要|将会|即将|准备|下(?:周|个月|星期|年)|明年|明天", re.IGNORECASE)
+_CLAUSE = re.compile(r"[^,;，；、]+(?:[,;，；、]\s*|$)")
+_SPLIT_CONJ = re.compile(r"\s+(?:but|and|while|whereas|though|although)\s+|但是|但|可是|而且|而", re.IGNORECASE)
+
+_MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODALITY), ("an earlier time", _EARLIER),
+          ("a later time", _LATER))
+# How an extractor names the user: its words for "I" ("The user lives in…", "用户住在…").
+_THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    parts = [c.strip() for c in _CLAUSE.findall(sentence) if c.strip()]
+    return [p.strip() for c in parts for p in _SPLIT_CONJ.split(c) if p.strip()] or [sentence]
+
+
+def source_clause(candidate: str, message: str) -> str:
+    """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
+    (the whole message when none shares any)."""
+    from memory.junk import grounding_units, sentences
+
+    units = grounding_units(candidate)
+    clauses = [c for s in sentences(message) for c in _clauses(s)]
+    best = max(clauses, key=lambda c: len(units & grounding_units(c)), default=message)
+    return best if units & grounding_units(best) else message
+
+
+def _marks(text: str) -> set[str]:
+    return {name for name, pattern in _MARKS if pattern.search(text)}
+
+
+def _holder(text: str) -> frozenset[str]:
+    from memory.links import holders
+
+    def me(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
+
+    return holders(_THE_USER.sub(me, text))
+
+
+def changed_meaning(candidate: str, message: str) -> str | None:
+    """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
+    dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
+    sentence the candidate came from when the candidate adds it, and with its clause when it drops it:
+    "I don't like coffee, but I love tea" gives "I love tea" without a negation lost."""
+    from memory.junk import sentences
+    from memory.standalone import source_sentence
+
+    said = sentences(message) or [message]
+    at = source_sentence(candidate, said)
+    sentence = said[at] if at is not None else message
+    clause = source_clause(candidate, sentence)
+    has, source_has, clause_has = _marks(candidate), _marks(sentence), _marks(clause)
+    added, dropped = has - source_has, clause_has - has
+    if added:
+        return f"it adds {sorted(added)[0]} that the message does not have"
+    if dropped:
+        return f"it leaves out {sorted(dropped)[0]} that the message has"
+    mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
+    if mine and theirs and not mine & theirs:
+        return f"it is about {'/'.join(sorted(mine))}, the message about {'/'.join(sorted(theirs))}"
+    return None

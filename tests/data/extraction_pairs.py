@@ -1,0 +1,83 @@
+"""Labelled extractions (English and Chinese): does a model's memory keep what the user's message said?
+
+Each row is (message, extracted, label): "keeps" when the extraction says what the message says (reworded, the
+user named "the user", one clause of several), "changes" when it changes negation, modality ("wanted to", "might",
+"想"), the time a statement holds ("used to", "will", "以前") or whom it is about. The first rows are what the bundled
+models did (issue 25); the subjects are in no table of memory/gates.py. ``split(row)`` puts each row in "dev" (used
+to write memory/meaning.py) or "test" (only reported) by a hash of its text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+Label = Literal["keeps", "changes"]
+
+PAIRS: list[tuple[str, str, Label]] = [
+    # seen from the bundled models
+    ("I drive a blue Honda Civic.", "I have always wanted to own a blue Honda Civic.", "changes"),
+    ("Tom just left Google, he joined Microsoft last month.", "I joined Microsoft last month.", "changes"),
+    ("I drive a blue Honda Civic.", "The user drives a blue Honda Civic.", "keeps"),
+    ("Tom just left Google, he joined Microsoft last month.", "Tom joined Microsoft last month.", "keeps"),
+    # negation added or lost
+    ("I don't eat mushrooms.", "The user eats mushrooms.", "changes"),
+    ("I never drink coffee after noon.", "The user drinks coffee after noon.", "changes"),
+    ("I play the oboe in a community band.", "The user does not play the oboe.", "changes"),
+    ("My daughter isn't at Riverside Elementary anymore.", "My daughter is at Riverside Elementary.", "changes"),
+    ("I don't like jazz, but I love bluegrass.", "The user loves bluegrass.", "keeps"),
+    ("I don't like jazz, but I love bluegrass.", "The user likes jazz.", "changes"),
+    ("I haven't watched Severance yet.", "The user has not watched Severance.", "keeps"),
+    ("我不吃香菜。", "用户吃香菜。", "changes"),
+    ("我从来没去过冰岛。", "用户去过冰岛。", "changes"),
+    ("我女儿不在实验小学读书了。", "我女儿在实验小学读书。", "changes"),
+    ("我不喝酒。", "用户不喝酒。", "keeps"),
+    ("我没有驾照。", "用户有驾照。", "changes"),
+    # modality added or lost
+    ("I want to learn the cello.", "The user plays the cello.", "changes"),
+    ("I might move to Lisbon next year.", "The user lives in Lisbon.", "changes"),
+    ("I keep bees in my garden.", "The user would like to keep bees.", "changes"),
+    ("I'm thinking about adopting a greyhound.", "The user adopted a greyhound.", "changes"),
+    ("We plan to renovate the attic.", "The user renovated the attic.", "changes"),
+    ("I hope to run the Berlin marathon.", "The user hopes to run the Berlin marathon.", "keeps"),
+    ("我想学陶艺。", "用户会做陶艺。", "changes"),
+    ("我可能明年去读研究生。", "用户在读研究生。", "changes"),
+    ("我养了两只鹦鹉。", "用户想养鹦鹉。", "changes"),
+    ("我打算把阳台改成书房。", "用户计划把阳台改成书房。", "keeps"),
+    ("我希望今年能考过雅思。", "用户考过了雅思。", "changes"),
+    # the time a statement holds
+    ("I used to work night shifts at a bakery.", "The user works night shifts at a bakery.", "changes"),
+    ("I'm going to start at Figma in March.", "The user works at Figma.", "changes"),
+    ("I coach my son's hockey team.", "The user used to coach a hockey team.", "changes"),
+    ("I'll be teaching yoga on Saturdays.", "The user will teach yoga on Saturdays.", "keeps"),
+    ("I used to live in Porto.", "The user used to live in Porto.", "keeps"),
+    ("我以前在银行上班。", "用户在银行上班。", "changes"),
+    ("我曾经是一名消防员。", "用户是消防员。", "changes"),
+    ("我下个月要去成都出差。", "用户在成都出差。", "changes"),
+    ("我在学日语。", "用户以前学过日语。", "changes"),
+    ("我以前住在厦门。", "用户以前住在厦门。", "keeps"),
+    # whom it is about
+    ("My wife teaches chemistry at a high school.", "The user teaches chemistry at a high school.", "changes"),
+    ("Priya moved to Toronto for her residency.", "The user moved to Toronto.", "changes"),
+    ("I run a small pottery studio.", "The user's sister runs a pottery studio.", "changes"),
+    ("My brother Luis works at a vineyard in Napa.", "Luis works at a vineyard in Napa.", "keeps"),
+    ("My brother Luis works at a vineyard in Napa.", "The user's brother works at a vineyard.", "keeps"),
+    ("我妈在学太极拳。", "用户在学太极拳。", "changes"),
+    ("我哥在深圳开了一家咖啡店。", "用户的哥哥在深圳开了一家咖啡店。", "keeps"),
+    ("我在杭州开了一家花店。", "用户的妹妹在杭州开了一家花店。", "changes"),
+    # kept: reworded, one clause of several
+    ("I live in Ghent and I teach piano.", "The user teaches piano.", "keeps"),
+    ("I sold the kayak and bought a paddleboard.", "The user bought a paddleboard.", "keeps"),
+    ("Honestly, my favourite snack is dried mango.", "The user's favourite snack is dried mango.", "keeps"),
+    ("I'm allergic to shellfish.", "The user is allergic to shellfish.", "keeps"),
+    ("我在苏州工业园区上班，每天骑车。", "用户每天骑车。", "keeps"),
+    ("我把旧钢琴卖了，买了一台电钢琴。", "用户买了一台电钢琴。", "keeps"),
+    ("我对芒果过敏。", "用户对芒果过敏。", "keeps"),
+    ("我周末在社区图书馆做志愿者。", "用户周末在社区图书馆做志愿者。", "keeps"),
+]
+
+
+def split(row: tuple[str, str, Label]) -> Literal["dev", "test"]:
+    """A stable half of the rows: "test" rows are never used to tune memory/meaning.py."""
+    digest = hashlib.sha256(f"{row[0]}\x1f{row[1]}".encode()).digest()
+    return "test" if digest[0] % 2 else "dev"

@@ -1,0 +1,85 @@
+"""An extracted memory keeps the meaning of what the user said, and no stated fact is lost (issue 25, items 1-2).
+
+memory/meaning.py is written on the "dev" half of tests/data/extraction_pairs.py; the "test" half is only reported
+(both must be right: the rules are closed classes of grammar words, not subjects)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memory.junk import kept_statements, speaks_of_someone
+from memory.meaning import changed_meaning
+from nodes.fact_check import ExtractedMemory, Extraction, candidates_from
+from tests.data.extraction_pairs import PAIRS, split
+
+NOW = datetime(2026, 12, 4, 10, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+def _kept(extracted: list[str], message: str) -> list[str]:
+    extraction = Extraction(memories=[ExtractedMemory(text=t) for t in extracted])
+    return [c["text"] for c in candidates_from(extraction, message, NOW, important=False, max_tokens=200,
+                                               encoding="o200k_base")]
+
+
+@pytest.mark.parametrize("half", ["dev", "test"])
+def test_a_change_of_meaning_is_found_on_both_halves_of_the_labelled_extractions(half: str) -> None:
+    rows = [r for r in PAIRS if split(r) == half]
+    assert len(rows) >= 20
+    wrong = [(m, x, label, changed_meaning(x, m)) for m, x, label in rows
+             if (changed_meaning(x, m) is not None) != (label == "changes")]
+    assert not wrong
+
+
+def test_the_labelled_extractions_cover_every_kind_in_both_languages() -> None:
+    zh = [r for r in PAIRS if any("\u4e00" <= ch <= "\u9fff" for ch in r[0])]
+    assert len(zh) >= 20 and len(PAIRS) - len(zh) >= 20
+    reasons = " / ".join(str(changed_meaning(x, m)) for m, x, label in PAIRS if label == "changes")
+    for kind in ("negation", "modality", "earlier time", "later time", "it is about"):
+        assert kind in reasons
+
+
+@pytest.mark.parametrize(("message", "extracted"), [
+    ("I drive a blue Honda Civic.", "I have always wanted to own a blue Honda Civic."),
+    ("我不吃香菜。", "用户吃香菜。"),
+    ("My wife teaches chemistry at a high school.", "The user teaches chemistry at a high school."),
+    ("I used to work night shifts at a bakery.", "The user works night shifts at a bakery."),
+])
+def test_an_extraction_that_changes_the_meaning_gives_way_to_the_users_words(message: str, extracted: str) -> None:
+    assert _kept([extracted], message) == [message]
+
+
+@pytest.mark.parametrize(("message", "extracted"), [
+    # the 1.5B's silent loss: a statement about a person the user named, no first person in it
+    ("Tom just left Google, he joined Microsoft last month.", []),
+    ("Tom just left Google, he joined Microsoft last month.", ["The user's brother has changed employers."]),
+    ("Anna moved to Berlin.", ["The user moved to Berlin."]),  # another owner: refused
+    ("My sister got married in June.", []),
+    # another language than the message, refused: the user's sentence stands
+    ("小雨毕业了，现在在深圳工作。", ["Xiaoyu graduated and works in Shenzhen."]),
+    ("Priya started her residency in Toronto.", ["普丽娅在多伦多开始了住院医师培训。"]),
+])
+def test_a_statement_whose_extraction_gives_nothing_usable_keeps_the_users_words(message: str,
+                                                                                  extracted: list[str]) -> None:
+    assert _kept(extracted, message) == [message]
+
+
+@pytest.mark.parametrize("message", ["That sounds great.", "It's raining today.", "haha that is funny",
+                                     "Good to know.", "这个不错。"])
+def test_reactions_are_not_kept_when_the_extractor_gives_nothing(message: str) -> None:
+    assert _kept([], message) == []
+    assert not speaks_of_someone(message)
+
+
+def test_only_the_statement_a_refused_extraction_came_from_is_kept_beside_those_about_someone() -> None:
+    message = "今天好冷。小雨毕业了，现在在深圳工作。"
+    assert kept_statements(message, ["小雨在深圳工作。"]) == "小雨毕业了，现在在深圳工作。"
+    assert kept_statements(message, ["Xiaoyu works in Shenzhen."]) == "今天好冷。 小雨毕业了，现在在深圳工作。"  # both
+    assert kept_statements(message, []) == ""  # no name a rule can see, nothing pointed at: a reaction and a report
+
+
+def test_a_third_person_statement_the_extractor_left_out_is_kept_beside_what_it_gave() -> None:
+    kept = _kept(["I caught up with David."], "I caught up with David. Lena moved to Oslo.")
+    assert kept == ["I caught up with David.", "Lena moved to Oslo"]
