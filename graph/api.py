@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the graph (LangGraph, LangChain's model stack) loads when a
     from langgraph.graph.state import CompiledStateGraph
 
     from graph.context import Context
+    from memory.answers import SentenceGuard
     from memory.checkpoint import RedisSaver
     from memory.long_term import Memory
     from memory.recall import Recalled
@@ -64,23 +65,36 @@ def compiled(deps: Deps) -> CompiledStateGraph[Any, Context, Any, Any]:
 
 
 def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, config: Any, ctx: Context,
-           on_token: Callable[[str], None] | None, on_answer: Callable[[], None] | None = None) -> None:
+           on_token: Callable[[str], None] | None, on_answer: Callable[[], None] | None = None,
+           guard: SentenceGuard | None = None) -> None:
     """Run the graph; with ``on_token``, stream the respond node's tokens to it as they are generated (internal
     model calls are tagged nostream, and only the respond node's chunks are passed on); ``on_answer`` is called
-    once the answer is complete, while the memory work may still run."""
+    once the answer is complete, while the memory work may still run. ``guard`` (``on_token`` itself, for a small
+    model) learns what recall gave the model, and where one generation ends and another starts."""
     from langchain_core.messages import AIMessageChunk
 
     if on_token is None and on_answer is None:
         graph.invoke(payload, config, context=ctx)
         return
+    generation = None
     for mode, data in graph.stream(payload, config, context=ctx, stream_mode=["messages", "updates"]):
         if mode == "messages" and isinstance(data, tuple):
             chunk, meta = data
             if on_token is not None and isinstance(meta, dict) and meta.get("langgraph_node") == "respond" \
                     and isinstance(chunk, AIMessageChunk) and chunk.text:
+                if guard is not None and generation not in (None, chunk.id):
+                    guard.boundary()
+                generation = chunk.id
                 on_token(chunk.text)
-        elif mode == "updates" and on_answer is not None and isinstance(data, dict) and "answered" in data:
-            on_answer()
+        elif mode == "updates" and isinstance(data, dict):
+            recalled = data.get("recall")
+            if guard is not None and isinstance(recalled, dict):
+                guard.context(recalled=[m["text"] for m in recalled.get("recalled") or []],
+                              window=recalled.get("window") or [],
+                              extra=[*(str(v) for v in (recalled.get("time_window") or {}).values()),
+                                     *(str(t.get("title", "")) for t in recalled.get("tasks") or [])])
+            if on_answer is not None and "answered" in data:
+                on_answer()
 
 
 PROMPT_OVERHEAD_TOKENS = 700  # the respond prompt without window and memories, with room to spare
@@ -129,7 +143,8 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
     from langgraph.types import Command
 
     from graph.context import Context
-    from memory.answers import OpenerFilter
+    from graph.models import uses_compact
+    from memory.answers import OpenerFilter, SentenceGuard
     from nodes._turn import final_answer
     from nodes.confirm import ANSWERS, parse_confirmation
 
@@ -154,15 +169,25 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
             payload["at"] = at
         if on_token is None:
             _drive(graph, payload, config, ctx, None, on_answer)
-        else:  # the stream shows the answer as it is stored: without a hollow "You're right!" before it
+        else:  # the stream shows the answer as it is stored: without a hollow "You're right!" before it, and
+            # for a small model, checked sentence by sentence (nodes/respond.py checks the stored answer the same way)
             tokens = OpenerFilter(text, on_token)
+            guard = None
+            if uses_compact(s, deps.models.chat(ctx.chat_model)):
+                now = datetime.now(ZoneInfo(s.timezone)) if not at else parse_timestamp(at, ZoneInfo(s.timezone))
+                guard = SentenceGuard(text, tokens, now=now.strftime("%Y-%m-%d %H:%M %A %B"))
+            sink: Callable[[str], None] = guard if guard is not None else tokens
 
             def answered() -> None:
+                if guard is not None:
+                    guard.flush()
                 tokens.flush()
                 if on_answer is not None:
                     on_answer()
 
-            _drive(graph, payload, config, ctx, tokens, answered)
+            _drive(graph, payload, config, ctx, sink, answered, guard)
+            if guard is not None:
+                guard.flush()
             tokens.flush()
     snapshot = graph.get_state(config)
     values = dict(snapshot.values)

@@ -143,7 +143,8 @@ def confirmation_lines(confirmations: list[dict[str, object]]) -> list[str]:
     return out
 
 
-TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded")
+TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded",
+             "answer_changes")
 
 
 def turn_json(result: TurnResult) -> dict[str, Any]:
@@ -178,6 +179,10 @@ def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> N
                   f"  [{when}] {r['text']}")
         if not state.get("recalled"):
             print("  (none)")
+        if state.get("answer_changes"):  # what the answer check did to a small model's answer
+            print("\nanswer checked:")
+            for line in state["answer_changes"]:
+                print(f"  {line}")
         changes = turn_changes(state)
         print("\nmemory changes:" if changes else "\nmemory changes: none")
         for line in changes:

@@ -85,6 +85,9 @@ class State(InputState):
     verdicts: NotRequired[list[Verdict]]
     extraction: NotRequired[str | None]  # "parsed", "unparsed" (the fallback kept the statements) or None (skipped)
     used: NotRequired[list[str]]  # memory ids the answer used
+    # what the answer check changed in the model's answer: a sentence with an invented detail cut, the user's voice
+    # turned, a stuck answer generated again ("stuck: …")
+    answer_changes: NotRequired[list[str]]
     # every model call of the turn; respond and fact_check run side by side, so each appends its own rows (ingest
     # starts the turn with Overwrite([]))
     usage: NotRequired[Annotated[list[Usage], operator.add]]

@@ -9,7 +9,8 @@ can be repaired without a model (a loop is cut after its first occurrence, echoe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -132,3 +133,222 @@ def degenerate(answer: str, message: str) -> str | None:
     if asked and said and asked != said:
         return f"answered in {said} to a question in {asked}"
     return None
+
+
+# --- What an answer may say (issue 25): nothing invented, no stuck answer, never in the user's voice ----------------
+
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
+
+
+def _digits(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
+
+
+def invented(sentence: str, sources: str) -> list[str]:
+    """The numbers, dates and names in ``sentence`` (one sentence of an answer) that ``sources`` (what the model
+    was given: the message, the session window, the recalled memories, the time hint) never says: what a small
+    model made up ("for $10,000", "The weather in 2026-12-04", "You were joined by Microsoft"). A sentence's first
+    word counts only when it could only be a name (a capital or a digit inside it: "iPhone", "P40"); in a Chinese
+    sentence every Latin word is one."""
+    known_digits, known = _digits(sources), sources.lower()
+    out = [n for n in _NUMBER.findall(sentence)
+           if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
+    cjk = bool(_CJK.search(sentence))
+    words = _LATIN_WORD.finditer(sentence) if cjk else _NAME_EN.finditer(sentence)
+    for m in words:
+        word = m.group(0).rstrip("'’-")
+        low = word.lower()
+        first = not sentence[:m.start()].strip(" \"'“‘(")
+        if low in _NOT_NAMES or (first and not cjk and not any(c.isupper() or c.isdigit() for c in word[1:])):
+            continue
+        if low not in known:
+            out.append(word)
+    return out
+
+
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself)\b", re.IGNORECASE)
+_TO_SECOND = (
+    (re.compile(r"\bI am\b"), "you are"), (re.compile(r"\bI was\b"), "you were"),
+    (re.compile(r"\bI(?:'|’)m\b"), "you're"), (re.compile(r"\bI(?:'|’)ve\b"), "you've"),
+    (re.compile(r"\bI(?:'|’)d\b"), "you'd"), (re.compile(r"\bI(?:'|’)ll\b"), "you'll"),
+    (re.compile(r"\bI\b"), "you"), (re.compile(r"\bmy\b", re.IGNORECASE), "your"),
+    (re.compile(r"\bmine\b", re.IGNORECASE), "yours"), (re.compile(r"\bmyself\b", re.IGNORECASE), "yourself"),
+    (re.compile(r"\bme\b", re.IGNORECASE), "you"), (re.compile(r"我们"), "你们"), (re.compile(r"我"), "你"),
+)
+
+
+def second_person(text: str) -> str:
+    """``text`` said to the user: "I live in Hangzhou" -> "You live in Hangzhou", "我住在杭州" -> "你住在杭州"."""
+    out = text
+    for pattern, said in _TO_SECOND:
+        out = pattern.sub(said, out)
+    return out[:1].upper() + out[1:] if out != text and out[:1].isalpha() else out
+
+
+def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
+    live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
+    memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
+    from memory.junk import grounding_units
+
+    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence):
+        return False
+    units = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE))
+    return bool(units) and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts)
+
+
+def similar(a: str, b: str) -> float:
+    """How alike two answers are (0-1), spacing and case aside."""
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, " ".join(a.lower().split()), " ".join(b.lower().split())).ratio()
+
+
+STUCK_SIMILARITY = 0.85  # above this an answer repeats an earlier one of the session
+
+
+def stuck(answer: str, message: str, earlier: Sequence[tuple[str, str]]) -> bool:
+    """Is ``answer`` (nearly) an earlier assistant turn of the session given to another message? ``earlier``
+    holds (user message, assistant answer) pairs, oldest first."""
+    return any(similar(answer, said) >= STUCK_SIMILARITY and similar(message, asked) < STUCK_SIMILARITY
+               for asked, said in earlier if said.strip())
+
+
+NOT_TOLD = {"en": "You haven't told me that, so I don't know.", "zh": "你还没有告诉过我这件事，所以我不知道。"}
+NOTED = {"en": "Got it.", "zh": "好的，知道了。"}
+REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定；我记得的是："}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """An answer after :func:`check_answer`: its text and what was changed (reasons, for the turn's record)."""
+
+    text: str
+    changes: tuple[str, ...] = ()
+
+
+def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = ""
+                   ) -> tuple[str | None, str]:
+    """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
+    Punctuation alone is no sentence."""
+    if not any(c.isalnum() for c in sentence):
+        return None, ""
+    allowed = (sources or "") + (" " + now if now and _ASKS_TIME.search(message) else "")
+    made_up = [] if sources is None else (
+        invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))
+    if made_up:
+        return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
+    if speaks_as_user(sentence, facts):
+        turned = second_person(sentence)
+        if turned != sentence:
+            return turned, "said to the user, not as the user"
+    return sentence, ""
+
+
+def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = ""
+                 ) -> Checked:
+    """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
+    checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
+    user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
+    time or today. ``facts``: the recalled memories, best first, then the message. When nothing is left, a plain
+    answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
+    the user has not said."""
+    from memory.junk import asks
+
+    kept: list[str] = []
+    changes: list[str] = []
+    for sentence in _SENTENCE.findall(answer):
+        if not sentence.strip():
+            continue
+        out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now)
+        if why:
+            changes.append(why)
+        if out is not None:
+            kept.append(out)
+    text = "".join(kept).strip()
+    if not text:
+        from memory.junk import grounding_units
+
+        said = language(message) or "en"
+        asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
+        about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
+        if not asks(message):
+            text = NOTED[said]
+        elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
+            text = REMEMBERED[said] + second_person(about)
+        else:
+            text = NOT_TOLD[said]
+        return Checked(text=text, changes=tuple(changes))
+    return Checked(text=text if changes else answer, changes=tuple(changes))
+
+
+_ASKS_TIME = re.compile(r"\b(?:today|date|day|time|year|month|now|tonight|week)\b|"
+                        r"今天|日期|几号|星期|周几|几点|时间|今年|现在", re.IGNORECASE)
+
+
+_SENTENCE_DONE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")  # _SENTENCE, matched from the start
+
+
+class SentenceGuard:
+    """A small model's answer passed on to ``sink`` sentence by sentence, each checked as the stored answer is
+    (:func:`check_answer`, :func:`clean_answer`): the user never sees a sentence the stored answer does not have.
+    :meth:`context` gives it what the model was given (recall's update, before the model starts); a sentence
+    waits until it ends, so the first words come one sentence later than unchecked."""
+
+    def __init__(self, message: str, sink: Callable[[str], None], now: str = "") -> None:
+        self.message, self.sink, self.now = message, sink, now
+        self._buffer = ""
+        self._sources = message
+        self._facts: list[str] = [message]
+        self._earlier: list[tuple[str, str]] = []
+        self._seen: set[str] = set()
+        self._sent = False
+
+    def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = ()
+                ) -> None:
+        said = [str(e.get("content", "")) for e in window]
+        self._sources = "\n".join([self.message, *said, *recalled, *extra])
+        self._facts = [*recalled, self.message]
+        asked = ""
+        self._earlier = []
+        for e in window:
+            if e.get("role") == "user":
+                asked = str(e.get("content", ""))
+            elif e.get("role") == "assistant":
+                self._earlier.append((asked, str(e.get("content", ""))))
+
+    def __call__(self, text: str) -> None:
+        self._buffer += text
+        # a sentence is done when something follows it (the stored answer is cut the same way: _SENTENCE)
+        while (m := _SENTENCE_DONE.match(self._buffer)) is not None and m.end() < len(self._buffer):
+            self._buffer = self._buffer[m.end():]
+            self._emit(m.group(0))
+
+    def boundary(self) -> None:
+        """The model started another answer (a stuck one is generated again): what is pending is a sentence."""
+        pending, self._buffer = self._buffer, ""
+        for sentence in _SENTENCE.findall(pending):
+            self._emit(sentence)
+
+    def flush(self) -> None:
+        self.boundary()
+        if not self._sent:  # every sentence was cut: the plain answer the stored one falls back to
+            self._sent = True
+            self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now).text)
+
+    def _emit(self, sentence: str) -> None:
+        key = " ".join(sentence.lower().split())
+        if not key or key in self._seen or _ECHO.search(sentence):
+            return
+        self._seen.add(key)
+        if any(similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
+               for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
+            return  # copied from an earlier answer to another message
+        out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now)
+        if out is not None and out.strip():
+            self._sent = True
+            self.sink(out)

@@ -20,7 +20,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
-from memory.answers import clean_answer, hollow_opener, language
+from memory.answers import check_answer, clean_answer, hollow_opener, language, second_person, stuck
 from memory.budget import BudgetPlan, fit_budget
 from memory.temporal import time_intent
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
@@ -64,11 +64,12 @@ def compact_memory_line(m: RecalledMemory, tz: ZoneInfo, *, dated: bool) -> str:
     """A memory for a small model: its text, dated only when the question is about time (small models copy
     whatever else the line holds into the answer)."""
     day = _day(int(m.get("event_time") or m["timestamp"]), tz)[:10]
+    text = second_person(m["text"])  # "You live in Hangzhou": a small model copies "I live in…" as its own words
     if m.get("chain") == "earlier":  # replaced by a newer memory about the same subject: dated, always
-        return f"- earlier ({day}): {m['text']}"
+        return f"- earlier ({day}): {text}"
     if m.get("chain") == "now":
-        return f"- now: {m['text']}"
-    return f"- {day}: {m['text']}" if dated else f"- {m['text']}"
+        return f"- now: {text}"
+    return f"- {day}: {text}" if dated else f"- {text}"
 
 
 def build_prompt(*, now: datetime, recalled: Sequence[RecalledMemory], tasks: Sequence[dict[str, Any]],
@@ -128,6 +129,35 @@ def _content(message: BaseMessage) -> str:
     return message.text + extra
 
 
+def answered_before(window: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The session's earlier (user message, assistant answer) pairs, oldest first."""
+    pairs: list[tuple[str, str]] = []
+    asked = ""
+    for e in window:
+        if e.get("role") == "user":
+            asked = str(e.get("content", ""))
+        elif e.get("role") == "assistant":
+            pairs.append((asked, str(e.get("content", ""))))
+    return pairs
+
+
+def _checked(answer: str, state: State, turn: Any, *, compact: bool) -> tuple[str, list[str]]:
+    """The answer as the user sees it (:func:`memory.answers.check_answer`): for a small model (``compact``), no
+    sentence with a number, date or name that nothing given to it says, never the user's voice, no loop or echoed
+    prompt line. A capable model keeps its world knowledge and its own wording: only a hollow opener goes."""
+    message = turn["message"]
+    recalled = [m["text"] for m in state.get("recalled", [])]
+    window = [str(e.get("content", "")) for e in state.get("window", [])]
+    hint = " ".join(str(v) for v in (state.get("time_window") or {}).values())
+    text = clean_answer(answer) if compact and answer else answer
+    sources = "\n".join([message, *window, *recalled, hint, *(t["title"] for t in state.get("tasks", []))])
+    now = clock(turn).strftime("%Y-%m-%d %H:%M %A %B")
+    checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now) if compact else None
+    text = checked.text if checked else text
+    text = text[hollow_opener(text, message):]  # as the stream showed it (OpenerFilter)
+    return text, list(checked.changes) if checked else []
+
+
 def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
     def respond(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         s = deps.settings
@@ -143,17 +173,38 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
                               overrides=ctx.prompts, compact=compact)
         use_tools = bool(tools) and rounds < s.max_tool_rounds and not compact
         reply = invoke(model, prompt.messages, tools=tools if use_tools else ())
+        changes: list[str] = []
         if not use_tools and reply.tool_calls:  # a model that calls tools it was not given: keep the text only
             reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
-        if not reply.tool_calls:  # small models loop and echo the prompt: repair what can be
-            cleaned = clean_answer(reply.text) if compact else reply.text
-            cleaned = cleaned[hollow_opener(cleaned, turn["message"]):]  # as the stream showed it (OpenerFilter)
-            if cleaned != reply.text:
-                reply = AIMessage(cleaned, id=reply.id, usage_metadata=reply.usage_metadata)
+        if not reply.tool_calls:
+            window = state.get("window", [])
+            earlier = answered_before(window)
+            if stuck(reply.text, turn["message"], earlier):
+                # the same words as an earlier answer to another message (a small model copies the session's
+                # answers): once more without them
+                changes.append("stuck: the answer repeated an earlier one; generated again without the "
+                               "session's answers")
+                again = build_prompt(now=clock(turn), recalled=state.get("recalled", []),
+                                     tasks=state.get("tasks", []),
+                                     window=[e for e in window if e.get("role") == "user"],
+                                     turn_messages=this_turn(state["messages"]),
+                                     time_window=state.get("time_window"), budget=s.prompt_token_budget,
+                                     encoding=s.token_encoding, window_budget=s.window_token_budget,
+                                     overrides=ctx.prompts, compact=compact)
+                reply = invoke(model, again.messages, tools=())
+                reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
+            text, checked = _checked(reply.text, state, turn, compact=compact)
+            changes += checked
+            if stuck(text, turn["message"], earlier):  # still the same: say plainly what is known
+                text, _ = _checked("", state, turn, compact=True)
+                changes.append("stuck: the second answer repeated one too; answered plainly")
+            if text != reply.text:
+                reply = AIMessage(text, id=reply.id, usage_metadata=reply.usage_metadata)
         prompt_tokens, completion = usage_of(reply, prompt.messages, s.token_encoding)
         # what this call would have sent with the whole session instead of memories (palace usage's baseline)
         baseline = prompt.fixed_tokens + deps.short_term().history_tokens(turn["user_id"], turn["session_id"])
         return {"messages": [reply], "tool_rounds": rounds + (1 if reply.tool_calls else 0),
+                **({"answer_changes": changes} if changes else {}),
                 "prompt_tokens": prompt.plan.tokens,
                 "usage": add_usage(state, "respond", describe(model)[0], prompt_tokens, completion,
                                    baseline=baseline)}

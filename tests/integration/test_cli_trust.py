@@ -278,3 +278,64 @@ def test_postgres_stopped_mid_turn_the_answer_is_printed_and_usage_waits(
         assert calls >= 3  # the first turn's, the kept rows of the second, the third's
     finally:
         pg.stop()
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch, reply: Any) -> None:
+    """The scripted model answers ``reply(message)`` in the small model's profile (the answer check's domain)."""
+    from graph.testing import ScriptedBrain
+
+    monkeypatch.setenv("PALACE_PROMPT_PROFILE", "compact")
+    monkeypatch.setattr(ScriptedBrain, "answer", lambda self, messages, tools: reply(messages[-1].text))
+
+
+def test_a_small_models_invented_detail_is_neither_shown_nor_stored(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    _answers(monkeypatch, lambda m: "You sold your Civic for $10,000. Enjoy the new Tesla Model 3!"
+             if "Civic" in m else "You are 25 years old.")
+    assert cli("chat", "I sold the Civic and bought a Tesla Model 3.", "--user", "inv", "--session", "s") == 0
+    assert capsys.readouterr().out.strip() == "Enjoy the new Tesla Model 3!"  # the price nobody said: cut
+    assert cli("chat", "How old am I?", "--user", "inv", "--session", "s", "--json") == 0
+    turn = json.loads(capsys.readouterr().out)
+    assert turn["answer"] == "You haven't told me that, so I don't know."  # 25 came from nowhere
+    assert cli("chat", "How old am I?", "--user", "inv", "--session", "t") == 0
+    assert capsys.readouterr().out.strip() == turn["answer"]  # streamed as stored
+
+
+def test_a_small_model_never_answers_in_the_users_voice(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli("chat", "我住在苏州。", "--user", "voice", "--session", "a") == 0
+    capsys.readouterr()
+    _answers(monkeypatch, lambda m: "我住在苏州。" if "哪" in m else "I don't remember that.")
+    assert cli("chat", "我住在哪里？", "--user", "voice", "--session", "b") == 0
+    assert capsys.readouterr().out.strip() == "你住在苏州。"
+    assert cli("chat", "我住在哪里？", "--user", "voice", "--session", "c", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["answer"] == "你住在苏州。"
+    assert cli("chat", "What's my dog called?", "--user", "voice", "--session", "b") == 0
+    assert capsys.readouterr().out.strip() == "I don't remember that."  # the assistant's own "I" stays
+
+
+def test_a_stuck_answer_is_generated_again_and_never_shown_twice(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from langchain_core.messages import AIMessage
+
+    from graph.testing import ScriptedBrain
+
+    def reply(self: Any, messages: list[Any], tools: Any) -> str:  # copies the session's answer while it sees it
+        if "Alps" in messages[-1].text or any(isinstance(m, AIMessage) for m in messages):
+            return "You love hiking in the Alps."
+        return "Noted, thanks for that."
+
+    monkeypatch.setenv("PALACE_PROMPT_PROFILE", "compact")
+    monkeypatch.setattr(ScriptedBrain, "answer", reply)
+    assert cli("chat", "I love hiking in the Alps.", "--user", "stuck", "--session", "s") == 0
+    first = capsys.readouterr().out.strip()
+    assert first == "You love hiking in the Alps."
+    assert cli("chat", "My sister moved to Lyon.", "--user", "stuck", "--session", "s", "--json") == 0
+    turn = json.loads(capsys.readouterr().out)
+    assert turn["answer"] != first and turn["answer"] == "Noted, thanks for that."  # generated again
+    assert [c for c in turn["answer_changes"] if c.startswith("stuck")]
+    assert cli("chat", "My brother plays the tuba.", "--user", "stuck", "--session", "s") == 0
+    # the stuck words never reach the screen; the second answer repeats turn 2's, so the plain acknowledgement
+    assert capsys.readouterr().out.strip() == "Got it."
+    assert cli("chat", "My sister moved to Lyon.", "--user", "stuck", "--session", "t", "--explain") == 0
+    assert "answer checked:" not in capsys.readouterr().out  # a new session: nothing to repeat

@@ -253,6 +253,6 @@ def test_the_prompt_marks_now_and_earlier_and_a_small_model_sees_only_now_unless
     full = _prompt("What car do I drive?", compact=False)
     assert '"holds": "now"' in full and '"holds": "earlier"' in full
     small = _prompt("What car do I drive?", compact=True)
-    assert "- now: I switched to a Kia Niro" in small and "Volvo" not in small
+    assert "- now: You switched to a Kia Niro" in small and "Volvo" not in small
     past = _prompt("What did I drive before?", compact=True)
-    assert "- now: I switched to a Kia Niro" in past and "- earlier (2026-11-02): I drive a Volvo XC40" in past
+    assert "- now: You switched to a Kia Niro" in past and "- earlier (2026-11-02): You drive a Volvo XC40" in past

@@ -1,0 +1,104 @@
+"""A small model's answer as the user sees it (issue 25, items 3-5): nothing invented, never the user's voice,
+never stuck, and the stream shows what is stored."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory.answers import SentenceGuard, check_answer, clean_answer, invented, second_person, speaks_as_user, stuck
+
+TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
+
+
+@pytest.mark.parametrize(("sentence", "made_up"), [
+    ("You sold your Civic for $10,000.", ["10,000"]),
+    ("The weather in 2026-12-04 is sunny!", ["2026-12-04"]),
+    ("Tom works at Microsoft now.", ["Microsoft"]),
+    ("You drive a Tesla Model 3 now.", []),
+    ("Your brother Tom works at Google.", []),
+    ("Tesla is a fine choice.", []),  # a first word is a name only when it could be nothing else
+    ("Your new iPhone is nice.", ["iPhone"]),
+    ("你开的是Tesla Model 3。", []),
+    ("你开的是BMW。", ["BMW"]),  # a Latin word in a Chinese answer that nothing said
+    ("你今年35岁。", ["35"]),
+])
+def test_a_number_date_or_name_nothing_said_is_invented(sentence: str, made_up: list[str]) -> None:
+    assert invented(sentence, TOLD) == made_up
+
+
+@pytest.mark.parametrize(("said", "to_user"), [
+    ("I live in Hangzhou.", "You live in Hangzhou."),
+    ("I'm a teacher and my school is in Suzhou.", "You're a teacher and your school is in Suzhou."),
+    ("I am vegetarian.", "You are vegetarian."),
+    ("我是小学老师。", "你是小学老师。"),
+    ("我们住在杭州。", "你们住在杭州。"),
+])
+def test_the_users_fact_is_said_to_the_user(said: str, to_user: str) -> None:
+    assert second_person(said) == to_user
+
+
+def test_only_a_restated_fact_speaks_as_the_user() -> None:
+    facts = ["I live in Hangzhou.", "我是小学老师。"]
+    assert speaks_as_user("I live in Hangzhou.", facts)
+    assert speaks_as_user("我是小学老师。", facts)
+    assert not speaks_as_user("I don't remember that.", facts)  # the assistant's own "I"
+    assert not speaks_as_user("I'm glad to help!", facts)
+    assert not speaks_as_user("You live in Hangzhou.", facts)
+
+
+def test_an_answer_is_stuck_when_it_repeats_an_earlier_one_to_another_message() -> None:
+    earlier = [("I drive a Civic.", "You have always wanted a blue Honda Civic. I live in Suzhou.")]
+    assert stuck("You have always wanted a blue Honda Civic. I live in Suzhou!", "Tom joined Microsoft.", earlier)
+    assert not stuck("You drive a Civic.", "Tom joined Microsoft.", earlier)
+    assert not stuck(earlier[0][1], "I drive a Civic.", earlier)  # the same message again: the same answer is fine
+
+
+@pytest.mark.parametrize(("answer", "message", "facts", "plain"), [
+    ("You are 25 years old.", "How old am I?", [], "You haven't told me that, so I don't know."),
+    ("你的生日是5月3日。", "我的生日是哪天？", [], "你还没有告诉过我这件事，所以我不知道。"),
+    ("You paid $30,000 for it.", "I bought a Tesla Model 3.", [], "Got it."),
+    ("You drive a Tesla Model 3 that cost $30,000.", "What car do I drive?", ["I drive a Tesla Model 3."],
+     "I'm not sure; what I remember is: You drive a Tesla Model 3."),
+    ("You have 2 dogs.", "What car do I drive?", ["I have a cat."],  # a memory about something else: not it
+     "You haven't told me that, so I don't know."),
+])
+def test_when_every_sentence_is_invented_the_answer_is_plain(answer: str, message: str, facts: list[str],
+                                                             plain: str) -> None:
+    checked = check_answer(answer, message, sources=" ".join([message, *facts]), facts=[*facts, message])
+    assert checked.text == plain and checked.changes
+
+
+def test_the_date_is_a_source_only_when_the_message_asks_about_time() -> None:
+    now = "2026-12-04 10:00 Friday December"
+    assert check_answer("Today is 2026-12-04.", "What's the date today?", sources="", facts=[""], now=now
+                        ).changes == ()
+    assert check_answer("It is Friday, 2026-12-04.", "I live in Hangzhou.", sources="I live in Hangzhou.",
+                        facts=[""], now=now).text == "Got it."
+
+
+def test_a_capable_model_keeps_its_knowledge() -> None:
+    answer = "Paris is the capital of France, about 2,100,000 people live there."
+    assert check_answer(answer, "What's the capital of France?", sources=None, facts=["x"]).text == answer
+
+
+_PIECES = st.sampled_from(["You ", "drive ", "a ", "Tesla ", "Model ", "3", ". ", "It ", "cost ", "$30,000", "! ",
+                           "I ", "live ", "in ", "Hangzhou", ".", "\n", "BMW ", "你", "住在", "杭州", "。"])
+
+
+@given(st.lists(_PIECES, min_size=1, max_size=30, unique=True), st.integers(1, 7))
+def test_the_stream_shows_what_is_stored(pieces: list[str], cut: int) -> None:
+    """Any answer, in chunks of any size, streams as it is stored (nodes/respond.py: cleaned, then checked as a
+    whole)."""
+    answer = "".join(pieces)
+    message, recalled = "Where do I live?", ["I live in Hangzhou.", "I bought a Tesla Model 3."]
+    shown: list[str] = []
+    guard = SentenceGuard(message, shown.append)
+    guard.context(recalled=recalled, window=[])
+    for i in range(0, len(answer), cut):
+        guard(answer[i:i + cut])
+    guard.flush()
+    stored = check_answer(clean_answer(answer), message, sources="\n".join([message, *recalled]),
+                          facts=[*recalled, message])
+    assert "".join(shown).split() == stored.text.split()
