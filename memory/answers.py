@@ -186,7 +186,10 @@ def second_person(text: str) -> str:
     out = text
     for pattern, said in _TO_SECOND:
         out = pattern.sub(said, out)
-    return out[:1].upper() + out[1:] if out != text and out[:1].isalpha() else out
+    start = len(out) - len(out.lstrip())  # a sentence that opened with "I" or "My" opens with "You" / "Your"
+    if out != text and text.lstrip()[:1].isupper():
+        return out[:start] + out[start:start + 1].upper() + out[start + 1:]
+    return out
 
 
 def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
@@ -283,7 +286,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         else:
             text = NOT_TOLD[said]
         return Checked(text=text, changes=tuple(changes))
-    return Checked(text=text if changes else answer, changes=tuple(changes))
+    return Checked(text=text, changes=tuple(changes))
 
 
 _ASKS_TIME = re.compile(r"\b(?:today|date|day|time|year|month|now|tonight|week)\b|"
