@@ -479,11 +479,11 @@ def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alo
     out["model"] = "scripted" if scripted else "bundled"
     out["services"] = services
     out["first_start_s"] = round(server.starts_s[0], 1)
-    if tmp is not None:
-        from memory.embedded import EmbeddedPostgres, EmbeddedRedis
+    from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 
-        EmbeddedRedis(data_dir).stop()
-        EmbeddedPostgres(data_dir).stop()
+    EmbeddedRedis(data_dir).stop()  # the ones the server started in data_dir (none on the real services)
+    EmbeddedPostgres(data_dir).stop()
+    if tmp is not None:
         tmp.cleanup()
     return out
 
