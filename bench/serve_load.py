@@ -142,6 +142,7 @@ class Run:
     retries: int = 0
     leaked: int = 0
     errors: list[str] = field(default_factory=list)
+    retried: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # why, by the reason's first words
     said: dict[str, Said] = field(default_factory=lambda: defaultdict(Said))
     phase: str = "load"
 
@@ -304,6 +305,7 @@ class Client:
             except Retry as exc:
                 attempt += 1
                 run.retries += 1
+                run.retried[f"{run.phase} {kind}: {' '.join(str(exc).split()[:4])[:60]}"] += 1
                 if time.perf_counter() - t0 > run.op_timeout_s:
                     run.failed += 1
                     run.errors.append(f"{self.user} {kind}: no answer in {run.op_timeout_s:.0f} s: {exc}")
@@ -447,7 +449,8 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
             "ops_per_client": ops, "think_ms": round(think_s * 1000), "load_seconds": round(wall, 1),
             "restart_s": _ms([s * 1000 for s in server.starts_s[1:]]),
-            "errors": run.errors[:20], "_users": [c.user for c in (*clients, baseline)]}
+            "retried": dict(sorted(run.retried.items(), key=lambda kv: -kv[1])[:8]), "errors": run.errors[:20],
+            "_users": [c.user for c in (*clients, baseline)]}
 
 
 def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alone: int = 30, think_ms: float = 300,
@@ -460,6 +463,7 @@ def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alo
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="serve-load-")
         data_dir = Path(tmp.name)
+    data_dir.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGGRAPH_", "LANGSMITH_"))}
     env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0",
             "PALACE_KEY_PREFIX": env.get("PALACE_KEY_PREFIX", f"load{uuid.uuid4().hex[:8]}")}
@@ -499,12 +503,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--op-timeout", type=float, default=300, help="seconds an operation may take, retries "
                         "included, before it counts as failed (default 300)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--save", action="store_true", help="write bench/results/serve-load.json (--scripted) or "
+                        "serve-load-bundled.json for the report")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    return run(scripted=args.scripted, clients=args.clients, ops=args.ops, kills=args.kills, alone=args.alone,
-               think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed,
-               progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    from bench.report import save
+
+    t0, load = time.perf_counter(), os.getloadavg()[0]
+    result = run(scripted=args.scripted, clients=args.clients, ops=args.ops, kills=args.kills, alone=args.alone,
+                 think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed,
+                 progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    if args.save:  # the full runs take minutes (every kill is a restart): saved by hand, not by `bench all`
+        save("serve-load" if args.scripted else "serve-load-bundled", result, t0, load)
+    return result
 
 
 def report(r: dict[str, Any]) -> str:

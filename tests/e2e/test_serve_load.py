@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -28,15 +29,13 @@ from tests.conftest import external_stack
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
-def _assert_nothing_lost(r: dict[str, object], clients: int, kills: int) -> None:
+def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
     assert r["failed"] == 0 and r["lost"] == 0 and r["leaked"] == 0, r["errors"]
     assert r["duplicated"] == 0 and r["history_missing"] == 0 and r["outbox_left"] == 0, r
     assert r["kills"] == kills and r["lost_after_kill"] == 0, r
     assert r["clients"] == clients and r["model"] == "scripted"
-    by_kind = r["by_kind"]
-    assert isinstance(by_kind, dict)
-    # every door was used under load (first attempts; the kill phase adds more)
-    assert sum(k["n"] for k in by_kind.values()) >= clients * 4, by_kind
+    assert r["operations"] >= clients * 4 + 5 + 8  # the load phase, the baseline's adds and searches, then more
+    assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
     assert r["retries"] > 0  # the kills were felt: clients had something to retry
 
 
