@@ -12,7 +12,7 @@ on a fresh data directory (the embedded default; the real services with ``PALACE
    searches through the HTTP API, ``add_memory`` and ``search_memories`` MCP tool calls. Latency and throughput
    come from this phase;
 3. *kills* (``--kills`` > 0): the same clients again, while the server is SIGKILLed (its process group, no
-   shutdown) at random moments and started again; a client retries what failed (a connection error, a 5xx, a run
+   shutdown) at random moments (3-10 s after it is up) and started again; a client retries what failed (a connection error, a 5xx, a run
    that ended in an error) until it is answered. An MCP add with no answer is checked for before it is retried (it
    has no ``at``).
 
@@ -340,7 +340,8 @@ async def _killer(run: Run, kills: int, done: asyncio.Event, progress: Any) -> N
     server = run.server
     try:
         for k in range(kills):
-            await asyncio.sleep(run.rng.uniform(0.5, 3.0))  # turns and adds are in flight
+            # up long enough for queued turns to move (the server runs one at a time), short enough to hit them
+            await asyncio.sleep(run.rng.uniform(3.0, 10.0))
             server.kill()
             await asyncio.sleep(run.rng.uniform(0.0, 0.5))
             await asyncio.to_thread(server.start)

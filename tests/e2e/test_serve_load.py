@@ -34,13 +34,13 @@ def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
     assert r["duplicated"] == 0 and r["history_missing"] == 0 and r["outbox_left"] == 0, r
     assert r["kills"] == kills and r["lost_after_kill"] == 0, r
     assert r["clients"] == clients and r["model"] == "scripted"
-    assert r["operations"] >= clients * 4 + 5 + 8  # the load phase, the baseline's adds and searches, then more
+    assert r["operations"] >= clients * 3 + 5 + 5  # the load phase, the baseline's adds and searches, then more
     assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
     assert r["retries"] > 0  # the kills were felt: clients had something to retry
 
 
 def test_a_few_users_and_kills_on_the_embedded_default(tmp_path: Path) -> None:
-    r = serve_load.run(scripted=True, clients=3, ops=4, kills=2, alone=8, think_ms=100, data_dir=tmp_path / "data")
+    r = serve_load.run(scripted=True, clients=3, ops=3, kills=2, alone=5, think_ms=100, data_dir=tmp_path / "data")
     _assert_nothing_lost(r, 3, 2)
     assert r["services"] == "embedded"
 
@@ -48,17 +48,18 @@ def test_a_few_users_and_kills_on_the_embedded_default(tmp_path: Path) -> None:
 @pytest.mark.parametrize("redis", ["external", "cluster"])
 def test_a_few_users_and_kills_on_the_real_services(redis: str, tmp_path: Path, request: pytest.FixtureRequest,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    url = None
+    url, kills = None, 2
     if redis == "cluster":
+        kills = 1  # the cluster's own failovers are bench/failover.py's: here, the server's kill on a cluster
         cluster: LocalRedisCluster = request.getfixturevalue("redis_cluster")
         url = cluster.url
     with external_stack("serveload", *([url] if url else [])) as (redis_url, database_url, prefix):
         monkeypatch.setenv("PALACE_REDIS_URL", redis_url)
         monkeypatch.setenv("PALACE_DATABASE_URL", database_url)
         monkeypatch.setenv("PALACE_KEY_PREFIX", prefix)
-        r = serve_load.run(scripted=True, clients=3, ops=4, kills=2, alone=8, think_ms=100,
+        r = serve_load.run(scripted=True, clients=3, ops=3, kills=kills, alone=5, think_ms=100,
                            data_dir=tmp_path / "data")
-    _assert_nothing_lost(r, 3, 2)
+    _assert_nothing_lost(r, 3, kills)
     assert r["services"] == "real services"
 
 
