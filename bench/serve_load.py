@@ -12,9 +12,9 @@ on a fresh data directory (the embedded default; the real services with ``PALACE
    searches through the HTTP API, ``add_memory`` and ``search_memories`` MCP tool calls. Latency and throughput
    come from this phase;
 3. *kills* (``--kills`` > 0): the same clients again, while the server is SIGKILLed (its process group, no
-   shutdown) at random moments (3-10 s after it is up) and started again; a client retries what failed (a connection error, a 5xx, a run
-   that ended in an error) until it is answered. An MCP add with no answer is checked for before it is retried (it
-   has no ``at``).
+   shutdown) at random moments (3-10 s after it is up) and started again; a client retries what failed (a
+   connection error, a 5xx, a run that ended in an error) until it is answered. An MCP add with no answer is
+   checked for before it is retried (it has no ``at``).
 
 Then every user's memories (all statuses) are checked against what that user said: ``lost`` counts the statements
 of answered turns and the returned adds that are not among the user's memories, plus answered turns missing from
