@@ -36,7 +36,8 @@ def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
     assert r["clients"] == clients and r["model"] == "scripted"
     assert r["operations"] >= clients * 3 + 5 + 5  # the load phase, the baseline's adds and searches, then more
     assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
-    assert r["retries"] > 0  # the kills were felt: clients had something to retry
+    assert r["restart_s"]["n"] == kills  # killed and started again under the clients (who retry what fails, or
+    # whose run stream the SDK reconnects to: so no count of retries is certain)
 
 
 def test_a_few_users_and_kills_on_the_embedded_default(tmp_path: Path) -> None:
