@@ -23,6 +23,7 @@ def _benchmarks() -> dict[str, ModuleType]:
         memorybank,
         prompt_budget,
         recall,
+        serve_load,
         stm,
         turn,
         updates,
@@ -30,7 +31,8 @@ def _benchmarks() -> dict[str, ModuleType]:
 
     return {"stm": stm, "checkpointer": checkpointer, "prompt-budget": prompt_budget, "locomo": locomo,
             "memorybank": memorybank, "recall": recall, "turn": turn, "failover": failover, "answers": answers,
-            "integrity": integrity, "cli": cli, "updates": updates}
+            "integrity": integrity, "cli": cli, "updates": updates,
+            "serve-load": serve_load}
 
 
 def _with_all() -> dict[str, ModuleType]:

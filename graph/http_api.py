@@ -7,8 +7,10 @@ graph, the threads and the store that LangGraph serves:
 
 Every route calls the operation the CLI calls (``graph.door`` over ``graph.api`` / ``graph.manage``), in a worker
 thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not the JSON asked for: 422), not found
-404 (another user's memory is not found), a store that cannot be reached 503. With ``PALACE_API_TOKEN`` set, the
-API and MCP need ``Authorization: Bearer <token>`` (401 otherwise); ``/palace/api/health`` stays open.
+404 (another user's memory is not found), a store that cannot be reached 503 with ``Retry-After``, and so is a
+request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``graph.overload``: the server is overloaded). With
+``PALACE_API_TOKEN`` set, the API and MCP need ``Authorization: Bearer <token>`` (401 otherwise);
+``/palace/api/health`` stays open.
 
 On start the app opens the stores (so the server is their single owner while it runs, and a store held by another
 process stops the start with its message): the process's one set (``graph.deps.process_deps``), which the graph and
@@ -39,6 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from graph import door
 from graph.deps import Deps, process_deps
 from graph.mcp_server import build_mcp, user_from_query
+from graph.overload import Overloaded, within
 from memory.errors import (
     ConfigurationError,
     InvalidInputError,
@@ -60,7 +63,7 @@ def _status(exc: PalaceError) -> int:
         return 404
     if isinstance(exc, InvalidInputError | ConfigurationError):
         return 400
-    if isinstance(exc, ServiceUnavailableError):
+    if isinstance(exc, ServiceUnavailableError | Overloaded):
         return 503
     return 500
 
@@ -123,7 +126,8 @@ def _int(request: Request, name: str) -> int | None:
 
 def create_app(deps: Deps) -> Starlette:
     """The routes on ``deps`` (the server's stores; tests pass theirs with a scripted model)."""
-    mcp = build_mcp(door.LocalDoor(deps), user_from_query)
+    mcp = build_mcp(door.LocalDoor(deps), user_from_query,
+                    limits=lambda: (deps.settings.request_timeout_s, deps.settings.retry_after_s))
     # Stateless JSON responses: every tool call stands alone (the user comes with each request's URL). The Host
     # check is off because the server binds where ``palace serve --host`` says; PALACE_API_TOKEN guards the door.
     mcp.streamable_http_app(stateless_http=True, json_response=True,
@@ -134,10 +138,13 @@ def create_app(deps: Deps) -> Starlette:
         async def endpoint(request: Request) -> Response:
             if not _authorized(deps, request.headers):
                 return _unauthorized()
+            s = deps.settings
             try:
-                result = await fn(request)
+                result = await within(fn(request), s.request_timeout_s, s.retry_after_s)
             except PalaceError as exc:
-                return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+                status = _status(exc)
+                return JSONResponse({"detail": str(exc)}, status_code=status,
+                                    headers={"Retry-After": str(s.retry_after_s)} if status == 503 else None)
             except BadBody as exc:
                 return JSONResponse({"detail": str(exc)}, status_code=422)
             return result if isinstance(result, Response) else JSONResponse(result)

@@ -5,7 +5,8 @@ Served two ways: over Streamable HTTP at ``/palace/mcp?user_id=U`` on the LangGr
 and over stdio by ``palace mcp --user U`` (through the running server when there is one, else on the stores).
 The user comes from the connection, never from a tool argument the model fills (STYLE.md rule 9). Each tool is
 a thin adapter over a :class:`MemoryDoor` (the same operations as the CLI); a refused input or an unknown id is
-a tool error with the message, never a crash.
+a tool error with the message, never a crash, and so is a call not answered within the server's
+``PALACE_REQUEST_TIMEOUT_S`` (``graph.overload``; the call goes on there).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from graph.overload import within
 from memory.errors import PalaceError
 
 JSON = dict[str, Any]
@@ -36,6 +38,7 @@ class MemoryDoor(Protocol):
 
 
 UserOf = Callable[[Context], str]
+Limits = Callable[[], tuple[float, int]]  # (request timeout s, retry after s), read when a tool is called
 
 
 def user_from_query(ctx: Context) -> str:
@@ -48,15 +51,17 @@ def user_from_query(ctx: Context) -> str:
     return str(user)
 
 
-def build_mcp(door: MemoryDoor, user_of: UserOf) -> MCPServer:
-    """The MCP server with the memory tools, each acting for ``user_of(ctx)`` through ``door``."""
+def build_mcp(door: MemoryDoor, user_of: UserOf, *, limits: Limits | None = None) -> MCPServer:
+    """The MCP server with the memory tools, each acting for ``user_of(ctx)`` through ``door``; with ``limits``,
+    a call not answered within its timeout is a tool error (``graph.overload.Overloaded``)."""
     mcp: MCPServer = MCPServer("memory-palace", instructions="Long-term memory of one user: add what they state, "
                                "search before answering, settle disputed memories with them.")
 
     async def call(ctx: Context, fn: Callable[[str], Any]) -> str:
         user = user_of(ctx)
         try:
-            result = await anyio.to_thread.run_sync(fn, user)
+            work = anyio.to_thread.run_sync(fn, user)
+            result = await (within(work, *limits()) if limits is not None else work)
         except PalaceError as exc:
             raise ToolError(str(exc)) from exc
         return json.dumps(result, ensure_ascii=False)

@@ -1,0 +1,172 @@
+"""``palace serve`` under load, small: a few users at once through every door, a few SIGKILLs and restarts
+(``bench/serve_load.py`` with the scripted model in the server), on the embedded default and on the real services
+(Redis and PostgreSQL on 127.0.0.1, and a Redis Cluster). And overload is an answer, not a hang: a saturated model
+or a stalled store gets a 503 with Retry-After, an MCP tool error, the CLI's exit 3 with one line, within
+``PALACE_REQUEST_TIMEOUT_S``; what was asked for is stored once the server catches up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from mcp import Client
+
+from bench import serve_load
+from bench.local_services import LocalRedisCluster
+from bench.model_server import FixedLatencyModel
+from memory.embedded import EmbeddedPostgres, EmbeddedRedis
+from tests.conftest import external_stack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
+    assert r["failed"] == 0 and r["lost"] == 0 and r["leaked"] == 0, r["errors"]
+    assert r["duplicated"] == 0 and r["history_missing"] == 0 and r["outbox_left"] == 0, r
+    assert r["kills"] == kills and r["lost_after_kill"] == 0, r
+    assert r["clients"] == clients and r["model"] == "scripted"
+    assert r["operations"] >= clients * 3 + 5 + 5  # the load phase, the baseline's adds and searches, then more
+    assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
+    assert r["restart_s"]["n"] == kills  # killed and started again under the clients (who retry what fails, or
+    # whose run stream the SDK reconnects to: so no count of retries is certain)
+
+
+def test_a_few_users_and_kills_on_the_embedded_default(tmp_path: Path) -> None:
+    r = serve_load.run(scripted=True, clients=3, ops=3, kills=2, alone=5, think_ms=100, data_dir=tmp_path / "data")
+    _assert_nothing_lost(r, 3, 2)
+    assert r["services"] == "embedded"
+
+
+@pytest.mark.parametrize("redis", ["external", "cluster"])
+def test_a_few_users_and_kills_on_the_real_services(redis: str, tmp_path: Path, request: pytest.FixtureRequest,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    url, kills = None, 2
+    if redis == "cluster":
+        kills = 1  # the cluster's own failovers are bench/failover.py's: here, the server's kill on a cluster
+        cluster: LocalRedisCluster = request.getfixturevalue("redis_cluster")
+        url = cluster.url
+    with external_stack("serveload", *([url] if url else [])) as (redis_url, database_url, prefix):
+        monkeypatch.setenv("PALACE_REDIS_URL", redis_url)
+        monkeypatch.setenv("PALACE_DATABASE_URL", database_url)
+        monkeypatch.setenv("PALACE_KEY_PREFIX", prefix)
+        r = serve_load.run(scripted=True, clients=3, ops=3, kills=kills, alone=5, think_ms=100,
+                           data_dir=tmp_path / "data")
+    _assert_nothing_lost(r, 3, kills)
+    assert r["services"] == "real services"
+
+
+# --- overload --------------------------------------------------------------------------------------------------
+
+TIMEOUT_S = 2.0
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory: pytest.TempPathFactory) -> Iterator[serve_load.Server]:
+    """palace serve on the embedded default with a model that takes 6 s per call and a 2 s request timeout."""
+    data_dir = tmp_path_factory.mktemp("overload")
+    with FixedLatencyModel(6000) as model:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
+        env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
+                "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0",
+                "PALACE_REQUEST_TIMEOUT_S": str(TIMEOUT_S), "PALACE_RETRY_AFTER_S": "7"}
+        server = serve_load.Server(data_dir, serve_load._free_port(), scripted=False, env=env)
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+            EmbeddedRedis(data_dir).stop()
+            EmbeddedPostgres(data_dir).stop()
+
+
+def _palace(server: serve_load.Server, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*server.command()[:1], *args], env=server.env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def _texts(server: serve_load.Server, user: str) -> list[str]:
+    r = httpx.get(f"{server.url}/palace/api/users/{quote(user, safe='')}/memories", params={"status": "all"},
+                  timeout=30)
+    r.raise_for_status()
+    return [m["text"] for m in r.json()]
+
+
+def _eventually(check: object, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "the work the 503 left running never finished"
+        time.sleep(0.5)
+
+
+def test_a_saturated_model_is_a_503_with_retry_after_and_the_turn_goes_on(slow: serve_load.Server) -> None:
+    user = "auth0|busy1"
+    t0 = time.monotonic()
+    r = httpx.post(f"{slow.url}/palace/api/users/{quote(user, safe='')}/chat", json={"message": "My boat is Vega."},
+                   timeout=60)
+    took = time.monotonic() - t0
+    assert r.status_code == 503 and r.headers["retry-after"] == "7", r.text
+    assert "PALACE_REQUEST_TIMEOUT_S" in r.json()["detail"] and TIMEOUT_S <= took < TIMEOUT_S + 3, took
+    # the CLI through the server: one line, exit 3, within the bound (its chat streams: the first token is late)
+    t0 = time.monotonic()
+    done = _palace(slow, "chat", "My kayak is green.", "--user", user, "--session", "cli")
+    assert done.returncode == 3 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("palace: error:") and "retry in 7 s" in done.stderr
+    assert time.monotonic() - t0 < TIMEOUT_S + 15  # the CLI's own start included
+    # nothing was lost: both turns ran to their end on the server
+    _eventually(lambda: {"My boat is Vega", "My kayak is green"} <= set(_texts(slow, user)))
+
+
+@contextmanager
+def _stalled_postgres(data_dir: Path) -> Iterator[None]:
+    """The embedded PostgreSQL (postmaster and backends) stopped with SIGSTOP: a store that does not answer."""
+    pid = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+    pids = [pid] + [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                    and _ppid(p) == pid]
+    for p in pids:
+        os.kill(p, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for p in pids:
+            os.kill(p, signal.SIGCONT)
+
+
+def _ppid(proc: Path) -> int | None:
+    try:
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+async def test_a_stalled_store_is_a_503_a_tool_error_and_exit_3_and_nothing_is_lost(slow: serve_load.Server) -> None:
+    user = "jo.li+load@example.com"
+    api = f"{slow.url}/palace/api/users/{quote(user, safe='')}"
+    assert httpx.post(api + "/memories", json={"text": "My desk is 4B"}, timeout=30).status_code == 200
+    with _stalled_postgres(slow.data_dir):
+        t0 = time.monotonic()
+        r = httpx.post(api + "/memories", json={"text": "My parking spot is 17"}, timeout=60)
+        assert r.status_code == 503 and r.headers["retry-after"] == "7", r.text
+        assert time.monotonic() - t0 < TIMEOUT_S + 3
+        async with Client(f"{slow.url}/palace/mcp?user_id={quote(user, safe='')}") as mcp:
+            t0 = time.monotonic()
+            out = await mcp.call_tool("add_memory", {"text": "My locker is 88"})
+            assert out.is_error and "PALACE_REQUEST_TIMEOUT_S" in out.content[0].text  # type: ignore[union-attr]
+            assert time.monotonic() - t0 < TIMEOUT_S + 3
+        t0 = time.monotonic()
+        done = _palace(slow, "memories", "add", "My bike is blue", "--user", user)
+        assert done.returncode == 3 and done.stderr.startswith("palace: error:"), done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "PALACE_REQUEST_TIMEOUT_S" in done.stderr
+        assert time.monotonic() - t0 < TIMEOUT_S + 15
+        assert httpx.get(slow.url + "/palace/api/health", timeout=5).status_code == 200  # the server still answers
+    # the store is back: every add that got a 503 is there, and what was stored before
+    _eventually(lambda: {"My desk is 4B", "My parking spot is 17", "My locker is 88", "My bike is blue"}
+                <= set(_texts(slow, user)))
