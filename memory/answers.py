@@ -272,7 +272,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             changes.append(why)
         if out is not None:
             kept.append(out)
-    text = "".join(kept).strip()
+    text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or _CJK.match(k[:1]) else " " + k
+                   for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
         from memory.junk import grounding_units
 
@@ -310,6 +311,7 @@ class SentenceGuard:
         self._earlier: list[tuple[str, str]] = []
         self._seen: set[str] = set()
         self._sent = False
+        self._ended_space = True
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = ()
                 ) -> None:
@@ -353,5 +355,8 @@ class SentenceGuard:
             return  # copied from an earlier answer to another message
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now)
         if out is not None and out.strip():
+            if self._sent and not self._ended_space and not out[:1].isspace() and not _CJK.match(out[:1]):
+                out = " " + out  # "Got it." then "You…": a cut sentence between them took the space
             self._sent = True
+            self._ended_space = out[-1:].isspace()
             self.sink(out)

@@ -81,6 +81,8 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
     mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
+    if not mine and (said_by := _holder(clause)):  # "搬家杭州了。" for "我搬到杭州了。": whose move?
+        return f"it leaves out whom it is about ({'/'.join(sorted(said_by))})"
     if mine and theirs and not mine & theirs:
         return f"it is about {'/'.join(sorted(mine))}, the message about {'/'.join(sorted(theirs))}"
     return None

@@ -65,6 +65,8 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我妈在学太极拳。", "用户在学太极拳。", "changes"),
     ("我哥在深圳开了一家咖啡店。", "用户的哥哥在深圳开了一家咖啡店。", "keeps"),
     ("我在杭州开了一家花店。", "用户的妹妹在杭州开了一家花店。", "changes"),
+    ("我搬到杭州了。", "搬家杭州了。", "changes"),  # the bundled 0.5B, in the lead's trial: whose move?
+    ("My brother Tom works at Google as a designer.", "Works at Google as a designer.", "changes"),
     # kept: reworded, one clause of several
     ("I live in Ghent and I teach piano.", "The user teaches piano.", "keeps"),
     ("I sold the kayak and bought a paddleboard.", "The user bought a paddleboard.", "keeps"),
