@@ -9,8 +9,9 @@ to write memory/meaning.py) or "test" (only reported) by a hash of its text.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Literal
+
+from tests.data import hash_split
 
 Label = Literal["keeps", "changes"]
 
@@ -81,5 +82,4 @@ PAIRS: list[tuple[str, str, Label]] = [
 
 def split(row: tuple[str, str, Label]) -> Literal["dev", "test"]:
     """A stable half of the rows: "test" rows are never used to tune memory/meaning.py."""
-    digest = hashlib.sha256(f"{row[0]}\x1f{row[1]}".encode()).digest()
-    return "test" if digest[0] % 2 else "dev"
+    return hash_split(row[0], row[1])
