@@ -97,7 +97,7 @@ def holders(text: str) -> frozenset[str]:
         # "我的领导是刘洋", "My sister is called Anna": the name is the same person
         named_as = re.search(re.escape(who) + r"s?(?:'s name)?\s*(?:is|was|是|叫|called|named)\s*"
                              r"([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})", text, re.IGNORECASE)
-        if named_as:
+        if named_as and not named_as.group(1)[0].islower():  # a name, not "is learning" (the match ignores case)
             out.add(named_as.group(1).lower())
         # "My brother Tom works…": the name after the kinship word is the same person
         after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE)
@@ -145,6 +145,7 @@ class Link:
     follows: bool
     why: str  # "the same 'civic'", "near in meaning (cosine 0.941)", or why not
     named: bool = False  # an entity (or a word no other memory near it holds) in common: the stronger evidence
+    weak: bool = False  # only nearness says so (the nearest memory to a stated change): it orders, never retires
 
 
 def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset()) -> Link:
@@ -190,6 +191,19 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
 
 def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[Link]:
     """How ``new`` relates to each of ``neighbours`` (the user's older memories nearest to it, as (text, cosine
-    to ``new``), in order)."""
+    to ``new``), nearest first).
+
+    A memory that says a change ("I switched my subscription to HBO Max", "我换了尼康Z6") without naming what it
+    replaces, and that no evidence links to anything, follows the nearest older memory about the same person
+    (at least ``entity_cosine`` near): a change replaces something, and what is nearest in meaning is the best
+    guess of what. The guess is marked ``weak``: it orders recall (the change ranks first when it is about the
+    question nearly as much, :func:`memory.recall.newest_first`) and never retires anything."""
     common = common_words([text for text, _ in neighbours])
-    return [link(new, text, cosine, config, common) for text, cosine in neighbours]
+    found = [link(new, text, cosine, config, common) for text, cosine in neighbours]
+    if says_change(new) and not any(k.follows for k in found):
+        nearest = next((n for n, (text, cosine) in enumerate(neighbours)
+                        if cosine >= config.entity_cosine and same_holder(new, text)), None)
+        if nearest is not None:
+            found[nearest] = Link(True, f"a stated change, nearest to it (cosine {neighbours[nearest][1]:.3f})",
+                                  weak=True)
+    return found

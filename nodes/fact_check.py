@@ -11,6 +11,7 @@ stated is never dropped or hidden because a model said so.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -40,7 +41,7 @@ from memory.junk import (
     uncovered_statements,
     without_preamble,
 )
-from memory.links import Link, links_to
+from memory.links import Link, links_to, same_holder
 from memory.long_term import Hit, memory_id
 from memory.meaning import changed_meaning
 from memory.standalone import source_sentence, standalone
@@ -213,8 +214,8 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
         named = {j for n in members for j, k in enumerate(links[n]) if k.named}
         if len(members) < 2 or not named:
             continue
-        if all(any(links[n][j].follows for j in named) for n in members):
-            continue  # every part follows it already
+        if all(any(links[n][j].follows and not links[n][j].weak for j in named) for n in members):
+            continue  # every part follows it already (by evidence: nearness alone is a guess)
         first = cands[members[0]]
         text = truncate_tokens(" ".join(sentences(message)[at].split()), max_tokens, encoding)
         merged[members[0]] = Candidate(text=text, detail=message, event_time=first["event_time"],
@@ -223,26 +224,38 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
     return [merged.get(n, c) for n, c in enumerate(cands) if n not in dropped]
 
 
-def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], links: Sequence[Sequence[Link]]
-               ) -> list[Verdict]:
+def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], links: Sequence[Sequence[Link]],
+               floor: float = math.inf) -> list[Verdict]:
     """Each new memory that will be stored active or disputed names the older memories it follows (same subject:
     :func:`memory.links.link`; ``links`` holds each candidate's links to its ``neighbours``), and why. An update's
-    target is one of them, or the update becomes an add: only a linked memory may be superseded, whatever the
-    verifier said."""
+    target is one of them, or the update becomes an add: only a memory linked by evidence (not by nearness alone,
+    ``Link.weak``) may be superseded, whatever the verifier said. The verifier's word still counts as a guess of
+    the subject: an update of a neighbour about the same person, at least ``floor`` near, that nothing links
+    becomes an add that follows it (recall ranks it first when it is about the question nearly as much)."""
     out: list[Verdict] = []
     for v, near, found in zip(verdicts, neighbours, links, strict=True):
         if v["decision"] == "duplicate":
             out.append(v)
             continue
         linked = [(h, k) for h, k in zip(near, found, strict=True) if k.follows]
+        target = v["target"] if v["decision"] == "update" else None
+        hit = next((h for h in near if h.memory.id == target), None)
+        why = next((k.why for h, k in zip(near, found, strict=True) if h.memory.id == target),
+                   "it was not among its neighbours")
+        guessed = (hit is not None and all(h.memory.id != target for h, _ in linked) and hit.cosine >= floor
+                   and same_holder(v["candidate"]["text"], hit.memory.text))
+        if guessed and hit is not None:
+            linked.append((hit, Link(True, f"the verifier took it for an update (cosine {hit.cosine:.3f})",
+                                     weak=True)))
         v = {**v, "follows": [h.memory.id for h, _ in linked],
              "follows_named": [h.memory.id for h, k in linked if k.named],
              "links": [f"{h.memory.id[:8]}: {k.why}" for h, k in linked]}
-        if v["decision"] == "update" and v["target"] not in v["follows"]:
-            why = next((k.why for h, k in zip(near, found, strict=True) if h.memory.id == v["target"]),
-                       "it was not among its neighbours")
+        if target is not None and all(h.memory.id != target or k.weak for h, k in linked):
+            note = (f"the verifier said update, but only nearness links the two ({why}): both kept, the newer "
+                    "first" if guessed or any(h.memory.id == target for h, _ in linked) else
+                    f"the verifier said update, but the two are not about the same subject ({why})")
             v = {**_verdict(v["candidate"], v["memory_id"], "add", None, v["reason"], said=v.get("said") or "update",
-                            note=f"the verifier said update, but the two are not about the same subject ({why})"),
+                            note=note),
                  "follows": v["follows"], "follows_named": v["follows_named"], "links": v["links"]}
         out.append(v)
     return told_in_order(out)
@@ -439,6 +452,6 @@ def make_fact_check(deps: Deps) -> Any:
                                numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
         changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates, links)
-        return {"verdicts": with_links(changed, far, links), "usage": usage, "extraction": parsed_as}
+        return {"verdicts": with_links(changed, far, links, deps.links().entity_cosine), "usage": usage, "extraction": parsed_as}
 
     return fact_check

@@ -256,3 +256,70 @@ def test_the_prompt_marks_now_and_earlier_and_a_small_model_sees_only_now_unless
     assert "- now: You switched to a Kia Niro" in small and "Volvo" not in small
     past = _prompt("What did I drive before?", compact=True)
     assert "- now: You switched to a Kia Niro" in past and "- earlier (2026-11-02): You drive a Volvo XC40" in past
+
+
+# A stated change that names nothing it replaces: nearness guesses what it replaces, and the guess only orders.
+
+def test_a_stated_change_with_nothing_in_common_follows_the_nearest_memory_about_the_same_person() -> None:
+    config = links_for("e5")
+    said = "I switched my subscription to Paramount+."  # no word, no entity in common with what it replaces
+    near = [("I pay for Peacock every month.", 0.858), ("My sister pays for Hulu.", 0.87),
+            ("I'm afraid of heights.", 0.83)]
+    found = links_to(said, near, config)
+    assert [k.follows for k in found] == [True, False, False]
+    assert found[0].weak and not found[0].named
+    # the same words without a change: nothing is guessed
+    assert not any(k.follows for k in links_to("I subscribe to Paramount+.", near, config))
+    # too far from everything: no guess either
+    assert not any(k.follows for k in links_to(said, [("I'm afraid of heights.", 0.7)], config))
+
+
+def test_a_change_linked_by_evidence_guesses_nothing_more() -> None:
+    config = links_for("e5")
+    near = [("I'm afraid of heights.", 0.9), ("I drive a blue Honda Civic.", 0.864)]
+    found = links_to("I sold the Civic and I drive a Tesla now.", near, config)
+    assert [k.follows for k in found] == [False, True] and not found[1].weak
+
+
+def _cand(text: str, detail: str | None = None) -> Any:
+    return {"text": text, "detail": detail or text, "event_time": None, "important": False}
+
+
+def _near(mid: str, text: str, cosine: float) -> Any:
+    from memory.long_term import Hit
+
+    return Hit(memory=Memory(id=mid, text=text, user_id="u", session_id="s", timestamp=0), cosine=cosine)
+
+
+def test_a_verifier_update_linked_by_nearness_only_keeps_both_and_follows() -> None:
+    """The model's "update" is a guess of the subject: it may link (recall orders the newer first), never retire."""
+    from memory.links import Link
+    from nodes.fact_check import with_links
+
+    config = links_for("e5")
+    cand = _cand("I'm learning the oboe.")
+    near = [_near("m1", "I'm learning the bassoon.", 0.91), _near("m2", "My brother is learning the oboe.", 0.9)]
+    found = [Link(False, "not near enough"), Link(False, "about different people")]
+    update = {"candidate": cand, "decision": "update", "memory_id": "new", "target": "m1",
+              "target_text": near[0].memory.text, "reason": "a newer instrument"}
+    (v,) = with_links([update], [near], [found], config.entity_cosine)
+    assert v["decision"] == "add" and v["follows"] == ["m1"] and v["follows_named"] == []
+    assert "only nearness" in v["note"]
+    # the verifier named the other person's memory: no link, an add
+    (w,) = with_links([{**update, "target": "m2"}], [near], [found], config.entity_cosine)
+    assert w["decision"] == "add" and w["follows"] == []
+    # linked by evidence: the update stands
+    named = [Link(True, "the same 'bassoon'", named=True), Link(False, "about different people")]
+    (u,) = with_links([update], [near], [named], config.entity_cosine)
+    assert u["decision"] == "update" and u["target"] == "m1"
+
+
+def test_a_change_cut_in_two_is_put_back_whatever_nearness_guessed() -> None:
+    from memory.links import Link
+    from nodes.fact_check import whole_changes
+
+    message = "The Pentax K-1 broke, I got a Leica SL2."
+    cands = [_cand("The Pentax K-1 broke", message), _cand("I got a Leica SL2", message)]
+    links = [[Link(True, "the same 'pentax'", named=True)], [Link(True, "a stated change, nearest", weak=True)]]
+    (whole,) = whole_changes(cands, links, max_tokens=200, encoding="cl100k_base")
+    assert whole["text"] == message
