@@ -137,13 +137,16 @@ def _row(sc: UpdateScenario, **fields: Any) -> dict[str, Any]:
 def _scenario(deps: Deps, sc: UpdateScenario, user: str, asked_at: datetime, answers: bool) -> dict[str, Any]:
     for n, (days, text) in enumerate(sc.facts):
         run_turn(deps, user, f"told-{n}", text, at=(asked_at - timedelta(days=days)).isoformat())
-    stored = [m.text for m in list_memories(deps, user)]
+    memories = list_memories(deps, user, status="all")
+    text_of = {m.id: m.text for m in memories}
+    stored = [m.text for m in memories if m.status == "active"]
+    links = [[m.text, text_of[old]] for m in memories for old in m.follows if old in text_of]
     now = asked_at.isoformat()
     top_now = [r.memory.text for r in search_memories(deps, user, sc.now_question, now=now, limit=5)]
     top_before = [r.memory.text for r in search_memories(deps, user, sc.before_question, now=now, limit=5)]
     row = _row(sc, recall_now=bool(top_now) and mentions(top_now[0], sc.new_values),
                recall_before=any(mentions(t, sc.old_values) for t in top_before), top_now=top_now,
-               top_before=top_before, stored=stored, fragments=[t for t in stored if fragment(t)])
+               top_before=top_before, stored=stored, links=links, fragments=[t for t in stored if fragment(t)])
     if answers:
         answer = run_turn(deps, user, "question", sc.now_question, at=now).answer
         new, old = mentions(answer, sc.new_values), mentions(answer, sc.old_values)

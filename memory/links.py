@@ -113,11 +113,14 @@ def holders(text: str) -> frozenset[str]:
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|we|our|us)\b|我", re.IGNORECASE)
 
 
-def same_holder(a: str, b: str) -> bool:
-    """Could ``a`` and ``b`` be about the same person? Unknown on either side, the same person, or one is about
-    someone the other names ("Max passed away" after "I have a dog named Max"): yes."""
+def same_holder(a: str, b: str, *, known: bool = False) -> bool:
+    """Could ``a`` and ``b`` be about the same person? Unknown on either side (unless ``known``: both must say
+    whom they are about), the same person, or one is about someone the other names ("Max passed away" after "I
+    have a dog named Max"): yes."""
     ha, hb = holders(a), holders(b)
-    if not ha or not hb or ha & hb:
+    if not ha or not hb:
+        return not known
+    if ha & hb:
         return True
     return bool((ha - {"self"}) & (_words(b) | entities(b))) or bool((hb - {"self"}) & (_words(a) | entities(a)))
 
@@ -194,15 +197,16 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
     to ``new``), nearest first).
 
     A memory that says a change ("I switched my subscription to HBO Max", "我换了尼康Z6") without naming what it
-    replaces, and that no evidence links to anything, follows the nearest older memory about the same person
-    (at least ``entity_cosine`` near): a change replaces something, and what is nearest in meaning is the best
+    replaces, and that no evidence links to anything, follows the nearest older memory that says it is about the
+    same person (at least ``entity_cosine`` near; "周末和刘婷聊了聊。她搬到长沙了" names nobody ``holders`` knows, and
+    guesses nothing): a change replaces something, and what is nearest in meaning is the best
     guess of what. The guess is marked ``weak``: it orders recall (the change ranks first when it is about the
     question nearly as much, :func:`memory.recall.newest_first`) and never retires anything."""
     common = common_words([text for text, _ in neighbours])
     found = [link(new, text, cosine, config, common) for text, cosine in neighbours]
     if says_change(new) and not any(k.follows for k in found):
         nearest = next((n for n, (text, cosine) in enumerate(neighbours)
-                        if cosine >= config.entity_cosine and same_holder(new, text)), None)
+                        if cosine >= config.entity_cosine and same_holder(new, text, known=True)), None)
         if nearest is not None:
             found[nearest] = Link(True, f"a stated change, nearest to it (cosine {neighbours[nearest][1]:.3f})",
                                   weak=True)

@@ -230,7 +230,7 @@ def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]],
     :func:`memory.links.link`; ``links`` holds each candidate's links to its ``neighbours``), and why. An update's
     target is one of them, or the update becomes an add: only a memory linked by evidence (not by nearness alone,
     ``Link.weak``) may be superseded, whatever the verifier said. The verifier's word still counts as a guess of
-    the subject: an update of a neighbour about the same person, at least ``floor`` near, that nothing links
+    the subject: an update of a neighbour both say is about the same person, at least ``floor`` near, that nothing links
     becomes an add that follows it (recall ranks it first when it is about the question nearly as much)."""
     out: list[Verdict] = []
     for v, near, found in zip(verdicts, neighbours, links, strict=True):
@@ -243,7 +243,7 @@ def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]],
         why = next((k.why for h, k in zip(near, found, strict=True) if h.memory.id == target),
                    "it was not among its neighbours")
         guessed = (hit is not None and all(h.memory.id != target for h, _ in linked) and hit.cosine >= floor
-                   and same_holder(v["candidate"]["text"], hit.memory.text))
+                   and same_holder(v["candidate"]["text"], hit.memory.text, known=True))
         if guessed and hit is not None:
             linked.append((hit, Link(True, f"the verifier took it for an update (cosine {hit.cosine:.3f})",
                                      weak=True)))

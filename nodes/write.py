@@ -16,7 +16,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.state import State, Verdict
 from memory import outbox
-from memory.attribution import used_memories
+from memory.attribution import used_for
 from memory.errors import ServiceUnavailableError
 from memory.events import MemoryEvent, event_at
 from memory.long_term import Memory, Status
@@ -135,7 +135,7 @@ def make_write(deps: Deps) -> Any:
         events = [*state.get("unrecorded_events", []), *(e.row() for e in verdict_events(verdicts, dict(turn)))]
 
         recalled = state.get("recalled", [])
-        used = [recalled[i]["id"] for i in used_memories(answer, [m["text"] for m in recalled])]
+        used = [recalled[i]["id"] for i in used_for(turn["message"], answer, [m["text"] for m in recalled])]
         duplicates = [v["target"] for v in verdicts if v["decision"] == "duplicate" and v["target"]]
         if used or duplicates:
             ops.append(outbox.bump_refs_op(list(dict.fromkeys(used + duplicates)), now_ms))

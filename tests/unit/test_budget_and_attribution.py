@@ -90,3 +90,17 @@ def test_truncate_tokens_never_exceeds_by_more_than_the_ellipsis(text: str, limi
     assert count_tokens(cut) <= limit + 1
     if count_tokens(text) <= limit:
         assert cut == text
+
+
+def test_a_memory_repeated_in_answer_to_something_else_is_not_used() -> None:
+    """A small model repeats a memory it was shown whatever the message: that is not a use, or the memory it
+    keeps repeating would rank above the ones each question is about."""
+    from memory.attribution import used_for
+
+    memories = ["My dentist is Dr Okafor.", "I'm left-handed.", "Our dog is called Biscuit."]
+    # answering a statement with an unrelated memory: no use
+    assert used_for("Our wedding anniversary is in June.", "You're left-handed.", memories) == []
+    # the first recalled memory, or one sharing a word with the message: a use
+    assert used_for("Who is my dentist?", "Your dentist is Dr Okafor.", memories) == [0]
+    assert used_for("What's my dog called again?", "Your dog is called Biscuit.", memories) == [2]
+    assert used_for("我家的狗叫什么？", "你家的狗叫饼干。", ["我的牙医是王医生。", "我家的狗叫饼干。"]) == [1]
