@@ -68,6 +68,11 @@ class UpdateScenario:
     old_values: tuple[str, ...]
 
     @property
+    def kept(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(question, what its answer holds) for each unrelated fact told: facts that did not change."""
+        return tuple(FILLER_QUESTIONS[text] for _, text in self.facts if text in FILLER_QUESTIONS)
+
+    @property
     def split(self) -> str:
         return split_of(self.id)
 
@@ -97,6 +102,43 @@ FILLERS = {
            "我们的结婚纪念日在六月。", "天热的时候我睡不好。", "我总是记不住别人的名字。",
            "我最喜欢的电影是《千与千寻》。", "我受不了香菜的味道。",
            "我是狮子座。", "坐飞机我喜欢靠窗的位置。"),
+}
+
+# A question about each unrelated fact and what its answer holds: recall must still find the fact that did not
+# change ("recall_kept_top1"), however the links between memories rank the others.
+FILLER_QUESTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "My birthday is on March 14th.": ("When is my birthday?", ("March 14",)),
+    "I'm allergic to shellfish.": ("What am I allergic to?", ("shellfish",)),
+    "My favourite colour is dark green.": ("What's my favourite colour?", ("green",)),
+    "My blood type is O negative.": ("What's my blood type?", ("O negative",)),
+    "I'm a bit afraid of heights.": ("What am I afraid of?", ("heights",)),
+    "My favourite season is autumn.": ("Which season do I like best?", ("autumn",)),
+    "I can't stand horror movies.": ("What kind of films can't I stand?", ("horror",)),
+    "My favourite dessert is tiramisu.": ("What's my favourite dessert?", ("tiramisu",)),
+    "I'm left-handed.": ("Which hand do I write with?", ("left-handed",)),
+    "Our wedding anniversary is in June.": ("When is our wedding anniversary?", ("June",)),
+    "I sleep badly when it's hot.": ("When do I sleep badly?", ("hot",)),
+    "I'm terrible at remembering names.": ("What am I bad at remembering?", ("names",)),
+    "My favourite film is Spirited Away.": ("What's my favourite film?", ("Spirited Away",)),
+    "I hate the smell of cilantro.": ("Which smell do I hate?", ("cilantro",)),
+    "My star sign is Leo.": ("What's my star sign?", ("Leo",)),
+    "I always ask for a window seat on planes.": ("Which seat do I ask for on planes?", ("window",)),
+    "我的生日是三月十四号。": ("我的生日是哪天？", ("三月十四",)),
+    "我对海鲜过敏。": ("我对什么过敏？", ("海鲜",)),
+    "我最喜欢的颜色是墨绿色。": ("我最喜欢什么颜色？", ("墨绿",)),
+    "我的血型是O型。": ("我是什么血型？", ("O型",)),
+    "我有点恐高。": ("我害怕什么？", ("恐高",)),
+    "我最喜欢秋天。": ("我最喜欢哪个季节？", ("秋天",)),
+    "我不敢看恐怖片。": ("我不敢看哪种电影？", ("恐怖片",)),
+    "我最爱吃的甜点是提拉米苏。": ("我最爱吃什么甜点？", ("提拉米苏",)),
+    "我是左撇子。": ("我习惯用哪只手？", ("左撇子",)),
+    "我们的结婚纪念日在六月。": ("我们的结婚纪念日是什么时候？", ("六月",)),
+    "天热的时候我睡不好。": ("我什么时候睡不好？", ("天热",)),
+    "我总是记不住别人的名字。": ("我总是记不住什么？", ("名字",)),
+    "我最喜欢的电影是《千与千寻》。": ("我最喜欢哪部电影？", ("千与千寻",)),
+    "我受不了香菜的味道。": ("我受不了什么味道？", ("香菜",)),
+    "我是狮子座。": ("我是什么星座？", ("狮子座",)),
+    "坐飞机我喜欢靠窗的位置。": ("坐飞机我喜欢什么座位？", ("靠窗",)),
 }
 
 _EN_FRIENDS = (("Tom", "he"), ("Anna", "she"), ("David", "he"), ("Lucy", "she"), ("Marco", "he"),

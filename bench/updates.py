@@ -5,7 +5,9 @@ in its own session at its own time. At the question time: recall_now_top1 = shar
 memory that ``palace memories search`` finds for the "now" question holds the new value; recall_before_top5 = where
 one of the first five for the "before" question holds the old one; answer_now = where the agent's answer to the
 "now" question (a new session) names the new value and not the old; stale_answers = the old and not the new;
-fragments = the users' active memories that are not whole statements ("and bought a Tesla", "他加入了微软").
+fragments = the users' active memories that are not whole statements ("and bought a Tesla", "他加入了微软");
+recall_kept_top1 = share of the questions about the unrelated facts told beside the change (facts that did not
+change: "What's my blood type?") whose first memory holds the answer — what links between memories must not cost.
 ``--scripted`` writes memories with the scripted model (graph/testing.py: its extractor returns the message's
 sentences, its verifier adds all but identical texts), so the recall figures do not depend on a model.
 """
@@ -71,6 +73,7 @@ def _figures(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
     return {"cases": n,
             "recall_now_top1": _pct(sum(r["recall_now"] for r in rows), n),
             "recall_before_top5": _pct(sum(r["recall_before"] for r in rows), n),
+            "recall_kept_top1": _pct(sum(r["kept_ok"] for r in rows), sum(len(r["kept"]) for r in rows)),
             "answer_now": _pct(sum(r["answer_ok"] for r in rows), n) if answers else None,
             "stale_answers": _pct(sum(r["stale"] for r in rows), n) if answers else None,
             "fragments": sum(len(r["fragments"]) for r in rows)}
@@ -129,7 +132,7 @@ def _row(sc: UpdateScenario, **fields: Any) -> dict[str, Any]:
                            "new_values": list(sc.new_values), "old_values": list(sc.old_values),
                            "recall_now": False, "recall_before": False, "top_now": [], "top_before": [],
                            "answer": None, "answer_ok": False, "stale": False, "stored": [], "fragments": [],
-                           "error": ""}
+                           "kept": [], "kept_ok": 0, "error": ""}
     row.update(fields)
     return row
 
@@ -144,7 +147,11 @@ def _scenario(deps: Deps, sc: UpdateScenario, user: str, asked_at: datetime, ans
     now = asked_at.isoformat()
     top_now = [r.memory.text for r in search_memories(deps, user, sc.now_question, now=now, limit=5)]
     top_before = [r.memory.text for r in search_memories(deps, user, sc.before_question, now=now, limit=5)]
-    row = _row(sc, recall_now=bool(top_now) and mentions(top_now[0], sc.new_values),
+    kept = [(q, [r.memory.text for r in search_memories(deps, user, q, now=now, limit=1)]) for q, _ in sc.kept]
+    row = _row(sc, kept=[[q, top[0] if top else ""] for q, top in kept],
+               kept_ok=sum(bool(top) and mentions(top[0], values) for (_, top), (_, values) in zip(kept, sc.kept,
+                                                                                                      strict=True)),
+               recall_now=bool(top_now) and mentions(top_now[0], sc.new_values),
                recall_before=any(mentions(t, sc.old_values) for t in top_before), top_now=top_now,
                top_before=top_before, stored=stored, links=links, fragments=[t for t in stored if fragment(t)])
     if answers:
@@ -205,6 +212,6 @@ def report(r: dict[str, Any]) -> str:
     langs = ", ".join(f"{code} now {f['recall_now_top1']}% / before {f['recall_before_top5']}%"
                       for code, f in r["by_lang"].items())
     return (f"{r['model']} on {r['split']}: {r['cases']} scenarios, recall now@1 {pct('recall_now_top1')}, "
-            f"before@5 {pct('recall_before_top5')}, answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
+            f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
             f"{r['fragments']} fragments, failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")

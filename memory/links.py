@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots
+from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots, slots
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,8 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     accountant"), while a common one ("morning", "work") is weaker evidence."""
     if not same_holder(new, old):
         return Link(False, "about different people")
+    if (other := _other_kind(slots(new), slots(old))) is not None:  # "My favourite colour…", "…film…"
+        return Link(False, f"about different things ({other})")
     words = shared_words(new, old)
     shared = sorted(entities(new) & entities(old) | (words - common))
     if shared and cosine >= config.entity_cosine:
@@ -165,20 +167,32 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
     # the table knows: its slot would be taken for the user's)
     known = holders(new) & holders(old)
-    slots = single_valued_slots(new) & single_valued_slots(old) if known else frozenset()
+    same_slots = single_valued_slots(new) & single_valued_slots(old) if known else frozenset()
     # across English and Chinese the embedder puts the same statement far apart (0.81 for one passport)
     across = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # a stated change of the slot ("I moved to Shanghai" after "I live in Beijing") is evidence enough at the
     # entity threshold; the slot alone ("... at work") needs the word threshold
     needed = config.slot_cosine_across if across else config.entity_cosine if says_change(new) else config.word_cosine
-    if slots and cosine >= needed:
-        return Link(True, f"the same {sorted(slots)[0].replace(':', ' ')}")
+    if same_slots and cosine >= needed:
+        return Link(True, f"the same {sorted(same_slots)[0].replace(':', ' ')}")
     if words and cosine >= config.word_cosine:
         return Link(True, f"both about {', '.join(repr(w) for w in sorted(words)[:3])} (cosine {cosine:.3f})")
     near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
     if cosine >= near:
         return Link(True, f"near in meaning (cosine {cosine:.3f})")
     return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {near})")
+
+
+def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:
+    """Where the slot table knows both: the same kind of slot of one person with another attribute and none in
+    common ("self:favourite:color" and "self:favourite:film"), or None. A word they share ("favourite", "喜欢")
+    is then the kind's, not the subject's."""
+    if a & b:
+        return None
+    kinds = {k.rsplit(":", 1)[0] for k in a if k.count(":") >= 2} & {k.rsplit(":", 1)[0] for k in b
+                                                                       if k.count(":") >= 2}
+    return None if not kinds else f"{min(k for k in a if k.rsplit(':', 1)[0] in kinds)} and " \
+                                  f"{min(k for k in b if k.rsplit(':', 1)[0] in kinds)}"
 
 
 def common_words(texts: Sequence[str]) -> frozenset[str]:
