@@ -29,6 +29,11 @@ candidate's BM25 score is its mean share of each query's best score, times the q
 - fusion weights: ``dense0.4``, ``dense0.6`` (``PALACE_DENSE_WEIGHT``), ``lexpow3`` (``PALACE_LEXICAL_POWER``),
   ``context0.3``, ``context0.8`` (``PALACE_CONTEXT_WEIGHT``), ``window30``, ``window120`` (``PALACE_CONTEXT_WINDOW_S``).
 
+Memories over time (issue 22 item 7): ``+links`` asks the same questions of a copy of the store in which every
+turn follows the earlier turns of its conversation that :func:`memory.links.links_to` links it to among its 20
+nearest earlier ones (as the write node links a new memory), so recall brings each recalled turn's followers
+along and ranks the newest of a chain first (:func:`memory.recall.newest_first`): the links as expansion.
+
 The ten conversations are split in two halves (even positions: tuning, odd: held back); ``halves`` in the
 result holds R@5/R@10 of every system and ablation on each half, so a choice made on one can be checked on the
 other.
@@ -62,7 +67,7 @@ SYSTEMS = ("bm25", "cosine", "cosine+decay", DEFAULT)
 ABLATIONS = (f"{DEFAULT}-sharpen", f"{DEFAULT}-exact", f"{DEFAULT}+sessions", f"{DEFAULT}+diverse", f"{DEFAULT}+prf",
              f"{DEFAULT}+strip", f"{DEFAULT}+nonames", f"{DEFAULT}+split", f"{DEFAULT}+speaker", f"{DEFAULT}+useridf",
              f"{DEFAULT}:dense0.4", f"{DEFAULT}:dense0.6", f"{DEFAULT}:lexpow3", f"{DEFAULT}:context0.3",
-             f"{DEFAULT}:context0.8", f"{DEFAULT}:window30", f"{DEFAULT}:window120")
+             f"{DEFAULT}:context0.8", f"{DEFAULT}:window30", f"{DEFAULT}:window120", f"{DEFAULT}+links")
 # The weight rows: the setting each changes (RankingConfig field, value).
 TUNED: dict[str, tuple[str, Any]] = {
     f"{DEFAULT}:dense0.4": ("dense_weight", 0.4), f"{DEFAULT}:dense0.6": ("dense_weight", 0.6),
@@ -101,6 +106,36 @@ def memories_of(conv: Conversation) -> tuple[list[Memory], list[str]]:
     return memories, ids
 
 
+def linked(memories: Sequence[Memory], vectors: np.ndarray, near: int = 20) -> list[Memory]:
+    """``memories`` with the links the write node would have made: each follows the earlier memories of its user,
+    among its ``near`` nearest earlier ones, that :func:`memory.links.links_to` links it to."""
+    from memory.links import links_for, links_to
+
+    config = links_for("e5")
+    follows: dict[str, list[str]] = defaultdict(list)
+    named: dict[str, list[str]] = defaultdict(list)
+    followed_by: dict[str, list[str]] = defaultdict(list)
+    by_user: dict[str, list[int]] = defaultdict(list)
+    for i, m in enumerate(memories):
+        by_user[m.user_id].append(i)
+    for rows in by_user.values():
+        rows.sort(key=lambda i: (memories[i].timestamp, i))
+        for k in range(1, len(rows)):
+            i, earlier = rows[k], rows[:k]
+            cosines = vectors[earlier] @ vectors[i]
+            nearest = [earlier[j] for j in np.argsort(-cosines)[:near]]
+            found = links_to(memories[i].text, [(memories[j].text, float(vectors[j] @ vectors[i]))
+                                                for j in nearest], config)
+            for j, k_ in zip(nearest, found, strict=True):
+                if k_.follows:
+                    follows[memories[i].id].append(memories[j].id)
+                    followed_by[memories[j].id].append(memories[i].id)
+                    if k_.named:
+                        named[memories[i].id].append(memories[j].id)
+    return [m.model_copy(update={"follows": follows[m.id], "follows_named": named[m.id],
+                                 "followed_by": followed_by[m.id]}) for m in memories]
+
+
 def _bm25_rankings(conv: Conversation, texts: Sequence[str]) -> list[list[int]]:
     import bm25s
     import Stemmer
@@ -133,8 +168,9 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
     scores = {name: {h: {c: Scores.empty() for c in CATEGORY_ORDER} for h in HALVES} for name in SYSTEMS + ABLATIONS}
     row_of = {m.id: i for i, m in enumerate(all_memories)}
     idf = _UserIdf(all_memories)
-    with edge_store("locomo") as ltm:
+    with edge_store("locomo") as ltm, edge_store("locomo-links") as ltm_links:
         ingest(ltm, all_memories, vectors, "ingesting LoCoMo into Qdrant Edge")
+        ingest(ltm_links, linked(all_memories, vectors), vectors, "ingesting LoCoMo with links")
         qi = 0
         for ci, conv in enumerate(progress(conversations, "asking LoCoMo questions")):
             half = HALVES[ci % 2]
@@ -164,6 +200,8 @@ def run(limit_conversations: int | None = None) -> dict[str, Any]:
                     **{name: [dia_of[m.id] for m in _variant_recall(ltm, user, q.question, qv, now, ranking,
                                                                      variants(q.question))]
                        for name, variants in VARIANTS.items()},
+                    f"{DEFAULT}+links": [dia_of[r.memory.id] for r in _palace(
+                        ltm_links, user, q.question, qv, now, settings, ranking)],
                     f"{DEFAULT}+speaker": [dia_of[m.id] for m in _variant_recall(
                         ltm, user, q.question, qv, now, ranking, [], speaker_bonus=SPEAKER_BONUS)],
                     f"{DEFAULT}+useridf": [dia_of[m.id] for m in _variant_recall(

@@ -20,6 +20,7 @@ to mark the older ones as earlier (:mod:`memory.recall`), and only a linked memo
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,6 +83,15 @@ def entities(text: str) -> frozenset[str]:
         if cjk or word[0].isupper() or any(c.isdigit() or c.isupper() for c in word):
             out.add(low)
     return frozenset(out)
+
+
+_OPENS = re.compile(r"(?:^|[.!?:;。！？]\s*)[\"'“(]*([A-Z][a-z'’]+)\b")
+
+
+def openers(text: str) -> frozenset[str]:
+    """The capitalised words of ``text`` that open a sentence (lower-cased): names or not, the capital does not
+    tell ("Thanks, Mel!", "Google hired me")."""
+    return frozenset(m.group(1).lower() for m in _OPENS.finditer(text))
 
 
 def holders(text: str) -> frozenset[str]:
@@ -161,7 +171,10 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     if (other := _other_kind(slots(new), slots(old))) is not None:  # "My favourite colour…", "…film…"
         return Link(False, f"about different things ({other})")
     words = shared_words(new, old)
-    shared = sorted(entities(new) & entities(old) | (words - common))
+    # a person the two are about ("Tom") or a name most memories near it hold (a speaker's) says who, not what
+    # and a capitalised word that opens a sentence in both ("Thanks, Mel!", "That's great") may be no name at all
+    names = (entities(new) & entities(old)) - (openers(new) & openers(old)) - holders(new) - holders(old) - common
+    shared = sorted(names | (words - common))
     if shared and cosine >= config.entity_cosine:
         return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}", named=True)
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
@@ -175,8 +188,6 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     needed = config.slot_cosine_across if across else config.entity_cosine if says_change(new) else config.word_cosine
     if same_slots and cosine >= needed:
         return Link(True, f"the same {sorted(same_slots)[0].replace(':', ' ')}")
-    if words and cosine >= config.word_cosine:
-        return Link(True, f"both about {', '.join(repr(w) for w in sorted(words)[:3])} (cosine {cosine:.3f})")
     near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
     if cosine >= near:
         return Link(True, f"near in meaning (cosine {cosine:.3f})")
@@ -196,9 +207,13 @@ def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:
 
 
 def common_words(texts: Sequence[str]) -> frozenset[str]:
-    """The content words that at least two of ``texts`` hold (each text counted once)."""
+    """The content words that at least two of ``texts`` hold (each text counted once), and the entities that
+    most of them hold (at least half, and three): "Civic" in three memories about the car is what they are
+    about; a speaker's name in every line of a conversation is not."""
+    names = Counter(name for text in texts for name in entities(text))
+    crowded = {name for name, n in names.items() if n >= max(3, len(texts) / 2)}
     seen: set[str] = set()
-    common: set[str] = set()
+    common: set[str] = set(crowded)
     for text in texts:
         units = content_words(text)
         common |= units & seen
