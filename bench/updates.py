@@ -207,7 +207,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
 def report(r: dict[str, Any]) -> str:
     def pct(key: str) -> str:
-        return "n/a" if r[key] is None else f"{r[key]}%"
+        return "n/a" if r.get(key) is None else f"{r[key]}%"
 
     langs = ", ".join(f"{code} now {f['recall_now_top1']}% / before {f['recall_before_top5']}%"
                       for code, f in r["by_lang"].items())
