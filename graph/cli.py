@@ -625,8 +625,38 @@ def _add_json(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=what)
 
 
+_NUMBER = re.compile(r"-\d+|-\d*\.\d+")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors as one line like every other error (exit code 2)."""
+    """argparse, with usage errors as one line like every other error (exit code 2), and an unknown option before
+    the command named as such (argparse would only say that the command is missing)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        argv = list(sys.argv[1:] if args is None else args)
+        unknown = self._unknown_leading_options(argv) if self.prog == "palace" else []
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return super().parse_known_args(argv, namespace)
+
+    def _unknown_leading_options(self, argv: list[str]) -> list[str]:
+        """The options before the first positional argument (the command) that this parser does not know."""
+        unknown, skip = [], False
+        for token in argv:
+            if skip:
+                skip = False
+                continue
+            if token in ("-", "--") or not token.startswith("-") or " " in token or _NUMBER.fullmatch(token):
+                break  # what argparse takes for a positional argument (the command), or the end of the options
+            name = token.split("=", 1)[0]
+            known = [o for o in self._option_string_actions if o == name or (self.allow_abbrev and
+                                                                            o.startswith(name) and name != "-")]
+            if not known:
+                unknown.append(token)
+            elif "=" not in token and self._option_string_actions[known[0]].nargs != 0:
+                skip = True  # its value follows
+        return unknown
 
     def error(self, message: str) -> NoReturn:
         hint = " (a value starting with '-' goes after '--')" if "expected one argument" in message else ""
@@ -679,7 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="run one turn of the agent and print its answer",
                           description="One turn: recall, respond, fact-check, write. The session's short-term "
                                       "memory and checkpoints live in Redis, so the next call continues it.")
-    chat.add_argument("message", nargs="?", help="what the user says")
+    chat.add_argument("message", nargs="?", help="what the user says; - reads it from standard input")
+    chat.add_argument("--message", dest="message_text", metavar="TEXT",
+                      help="what the user says, taken as given (a message that is '-' or starts with '-')")
     _add_user(chat, "who is talking: whose memories are recalled and written")
     chat.add_argument("--session", default="default", help="the conversation this turn continues (its short-term "
                                                             "memory) (default: default)")
@@ -877,6 +909,24 @@ def _precheck(args: argparse.Namespace) -> None:
             parse_timestamp(getattr(args, name), ZoneInfo("UTC"))  # the syntax; the user's clock comes later
 
 
+def _read_message(args: argparse.Namespace) -> None:
+    """``palace chat -``: the message is standard input (a message that is a single dash: ``--message -``)."""
+    if getattr(args, "command", None) != "chat":
+        return
+    if args.message_text is not None:
+        if args.message is not None:
+            raise InvalidInputError("give the message once: as an argument or with --message, not both")
+        args.message = args.message_text
+    elif args.message == "-":
+        if sys.stdin is None:
+            raise InvalidInputError("'palace chat -' reads the message from standard input, and there is none")
+        try:
+            args.message = sys.stdin.read().strip()
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"the message on standard input is not UTF-8 text ({exc.reason} at byte "
+                                    f"{exc.start})") from None
+
+
 def _run(argv: Sequence[str] | None) -> int:
     _quiet_library_loggers()
     parser = build_parser()
@@ -885,6 +935,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        _read_message(args)
         _precheck(args)
         from graph.client import run_remote, server_for
 
