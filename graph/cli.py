@@ -584,14 +584,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     from graph.doctor import run_checks
 
-    checks = run_checks(_settings(args))
-    if args.json:
-        print(dumps([asdict(c) for c in checks]))
+    return print_checks([asdict(c) for c in run_checks(_settings(args))], args.json)
+
+
+def print_checks(checks: list[dict[str, Any]], as_json: bool, server: str | None = None) -> int:
+    """``palace doctor``'s output from the checks' JSON shape, run here or by the running ``server``; the exit code:
+    3 when a check failed."""
+    if as_json:
+        print(dumps(checks))
     else:
         for c in checks:
-            state = "ok  " if c.ok else "FAIL"
-            print(f"{state} {c.name:<11} {c.where or '-'}: {c.detail} ({c.ms:.0f} ms)")
-    return 0 if all(c.ok for c in checks) else 3
+            state = "ok  " if c["ok"] else "FAIL"
+            print(f"{state} {c['name']:<11} {c['where'] or '-'}: {c['detail']} ({c['ms']:.0f} ms)")
+        if server:
+            print(f"(checked by the palace server at {server}, on the stores and models it has open)")
+    return 0 if all(c["ok"] for c in checks) else 3
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -702,7 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp, local_only=True)
 
     doctor = sub.add_parser("doctor", help="check the chat model, verifier, embedder, Redis, PostgreSQL, Qdrant",
-                            description="Each component in use, checked live, with a one-line fix for failures.")
+                            description="Each component in use, checked live, with a one-line fix for failures; "
+                                        "while palace serve runs, by the server, on the stores it holds.")
     _add_json(doctor, "a JSON array instead of lines")
     doctor.set_defaults(func=cmd_doctor)
 

@@ -23,8 +23,8 @@ from graph.progress import AnswerStream, Spinner
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
-# The commands the server answers; the rest (serve, mcp, services, doctor, sweep) run locally.
-REMOTE = {"chat", "memories", "tasks", "usage"}
+# The commands the server answers; the rest (serve, mcp, services, sweep) run locally.
+REMOTE = {"chat", "memories", "tasks", "usage", "doctor"}
 
 
 class RemoteError(PalaceError):
@@ -161,6 +161,10 @@ class PalaceClient:
         out: JSON = self.call("GET", self._u(user_id) + "/usage", params={"by": by})
         return out
 
+    def doctor(self) -> list[JSON]:
+        out: list[JSON] = self.call("GET", "/doctor")
+        return out
+
     def chat(self, user_id: str, body: JSON) -> JSON:
         out: JSON = self.call("POST", self._u(user_id) + "/chat", json=body)
         return out
@@ -225,6 +229,10 @@ def run_remote(url: str, args: argparse.Namespace) -> int:
 def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     cmd, action = args.command, getattr(args, "action", None)
     as_json = getattr(args, "json", False)
+    if cmd == "doctor":
+        from graph.cli import print_checks
+
+        return print_checks(c.doctor(), as_json, server=c.url)
     if cmd == "chat":
         if args.resume is None and args.message is None:
             raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")

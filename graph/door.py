@@ -212,6 +212,16 @@ def usage(deps: Deps, user_id: str | None, by: str = "day") -> JSON:
             "saving_pct": saving}
 
 
+def doctor(deps: Deps) -> list[JSON]:
+    """``palace doctor`` on the stores and models this process has open (``GET /palace/api/doctor``): the CLI asks
+    the server while one runs, since the embedded stores are the server's to open."""
+    from dataclasses import asdict
+
+    from graph.doctor import run_checks
+
+    return [asdict(c) for c in run_checks(deps.settings, deps.resources, deps.models)]
+
+
 def health(deps: Deps) -> JSON:
     """What the server's stores are (no secrets): enough for a client to know it talks to a palace."""
     s = deps.settings

@@ -93,3 +93,35 @@ async def test_mcp_on_stdio_writes_no_request_log(server: Server, tmp_path: Path
             refused = await mcp.call_tool("list_memories", {"status": "nope"})
     assert [m["id"] for m in listed] == [added["id"]] and hits[0]["id"] == added["id"] and refused.is_error
     assert errors.read_text() == ""  # no "HTTP Request: GET ..." nor "Processing request of type ..." lines
+
+
+def test_doctor_beside_the_server_checks_through_it(server: Server) -> None:
+    """The server holds the embedded Qdrant (one process may open it): doctor asks the server, and passes."""
+    done = server.cli("doctor")
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:6]] == [["ok", name] for name in (
+        "chat", "verifier", "embeddings", "Redis", "PostgreSQL", "Qdrant")], lines
+    assert f"Qdrant Edge in {server.data_dir / 'qdrant-edge'}: collections: " in lines[5]
+    assert lines[6:] == [f"(checked by the palace server at {server.url}, on the stores and models it has open)"]
+    as_json = json.loads(server.cli("doctor", "--json").stdout)
+    assert [c["name"] for c in as_json if c["ok"]] == ["chat", "verifier", "embeddings", "Redis", "PostgreSQL",
+                                                        "Qdrant"]
+    # the server still serves after the checks (nothing of its own was closed)
+    assert server.cli("memories", "list", "--user", "doctor-user").returncode == 0
+
+
+def test_doctor_without_a_server_on_a_held_store_names_the_holder(server: Server, tmp_path: Path) -> None:
+    """What doctor said beside a server before (and still says when the holder is not a palace server): the lock,
+    with the holding process, exit 3."""
+    endpoint = server.data_dir / "server.json"
+    saved = endpoint.read_text()
+    endpoint.write_text(json.dumps({**json.loads(saved), "url": "http://127.0.0.1:9"}))  # a server that is gone
+    try:
+        done = server.cli("doctor", "--json")
+    finally:
+        endpoint.write_text(saved)
+    assert done.returncode == 3, done.stdout + done.stderr
+    checks = {c["name"]: c for c in json.loads(done.stdout)}
+    assert not checks["Qdrant"]["ok"] and "held by process" in checks["Qdrant"]["detail"], checks["Qdrant"]
+    assert server.cli("doctor").returncode == 0  # the server's endpoint again: through it
