@@ -124,7 +124,18 @@ async function loadUsage() {
     el("div", { class: "bar" }, el("i", { class: cls, style: `width:${(100 * n / top).toFixed(1)}%` })), el("span", {}, n.toLocaleString() + " tokens"));
   $("#usage").replaceChildren(row("every call we made", u.prompt_tokens, "relevance"),
     row("full-history baseline", u.full_history_prompt_tokens, "decay"),
-    el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${u.saving_pct}% fewer prompt tokens; cost $${u.cost_usd} vs $${u.full_history_cost_usd}`));
+    el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${savingText(u.saving_pct)}; cost $${money(u.cost_usd)} against $${money(u.full_history_cost_usd)} sending the full session history to each answer`));
+}
+
+// the CLI's wording (graph/present.py saving_text) and its four decimals
+function savingText(saving) {
+  if (saving >= 0) return `${saving}% fewer prompt tokens`;
+  return `${-saving}% more prompt tokens: the memory work (extraction, verification, summaries) costs more than ` +
+    "the history it replaces while sessions are short; the saving comes as a session grows";
+}
+
+function money(usd) {
+  return Number(usd).toFixed(4);
 }
 
 async function refresh() {
