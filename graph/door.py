@@ -231,11 +231,13 @@ def doctor(deps: Deps) -> list[JSON]:
 
 
 def health(deps: Deps) -> JSON:
-    """What the server's stores are (no secrets): enough for a client to know it talks to a palace."""
+    """What the server's stores are (no secrets): enough for a client to know it talks to a palace; and the zone
+    the web inspector shows times in (PALACE_INSPECTOR_TIMEZONE, else PALACE_TIMEZONE)."""
     s = deps.settings
     return {"ok": True, "data_dir": str(s.data_dir), "qdrant": "server" if s.qdrant_url else s.qdrant_engine,
             "redis": "external" if s.redis_url else "embedded",
-            "postgres": "external" if s.database_url else "embedded"}
+            "postgres": "external" if s.database_url else "embedded",
+            "timezone": s.inspector_timezone or s.timezone}
 
 
 class LocalDoor:
