@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
 
+from graph import present
 from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, run_interruptible, silence_stdout
+from graph.present import count as _count
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
 
 if TYPE_CHECKING:
@@ -28,9 +30,6 @@ if TYPE_CHECKING:
     from graph.models import ModelProvider
     from graph.resources import Resources
     from graph.settings import Settings
-    from memory.long_term import Memory
-    from memory.postgres import Task
-    from memory.recall import Recalled
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -98,16 +97,10 @@ def _openai_models(settings: Settings) -> ModelProvider:
 make_models: Callable[[Settings], ModelProvider] = _openai_models
 
 
-def _iso(ms: int | None, tz: tzinfo) -> str:
-    return "" if ms is None else datetime.fromtimestamp(ms / 1000, tz).strftime("%Y-%m-%d %H:%M")
 
 
-def _recalled_row(r: Recalled) -> dict[str, object]:
-    """``palace memories search --json``: the door's shape (with the status: a replaced memory is shown below its
-    successor), the same bytes as through a running server (graph/client.py)."""
-    from graph.door import recalled_json
 
-    return recalled_json(r)
+
 
 
 def turn_changes(state: dict[str, Any]) -> list[str]:
@@ -172,7 +165,7 @@ def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> N
                f"inside):" if window else "recalled memories:"
         print(f"\n{head}")
         for n, r in enumerate(state.get("recalled") or [], 1):
-            when = _iso(r["event_time"] or r["timestamp"], tz)
+            when = present.when(r["event_time"] or r["timestamp"], tz)
             lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
             print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "
                   f"bm25 {lexical}) x decay {r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}"
@@ -245,23 +238,18 @@ def cmd_memories_add(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_search(args: argparse.Namespace) -> int:
-    from graph.api import search_memories
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        found = search_memories(_deps(settings, res), args.user, args.query, now=args.now,
-                                limit=args.limit)
-    if args.json:
-        print(dumps([_recalled_row(r) for r in found]))
-        return 0
-    tz = ZoneInfo(settings.timezone)
-    for i, r in enumerate(found, 1):
-        when = _iso(r.memory.event_time or r.memory.timestamp, tz)
-        held = f"  [{r.chain}]" if r.chain else ""  # its place among memories about one subject
-        print(f"{i}. {r.breakdown.score:.3f}  [{when}] {r.memory.text}  ({r.memory.id}){held}")
-    if not found:
-        print("no memories found")
+        found = door.search(_deps(settings, res), args.user, args.query, now=args.now, limit=args.limit)
+    _show(args, found, lambda: present.search_lines(found, ZoneInfo(settings.timezone)))
     return 0
+
+
+def _show(args: argparse.Namespace, value: Any, lines: Callable[[], list[str]]) -> None:
+    """A command's result: its JSON shape with --json, else the presenter's lines (the same in both CLI modes)."""
+    print(dumps(value) if args.json else "\n".join(lines()))
 
 
 def cmd_memories_forget(args: argparse.Namespace) -> int:
@@ -274,12 +262,8 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         deps = _deps(settings, res)  # no model: forgetting loads no model stack
         if args.all:
             everything = forget_user(deps, args.user)
-            counts: dict[str, int] = dict(vars(everything))
-            if args.json:
-                print(dumps({"user_id": args.user, **counts}))
-            else:
-                print(f"forgot everything of {args.user}: " + ", ".join(f"{k.replace('_', ' ')} {v}"
-                                                                         for k, v in counts.items()))
+            out = {"user_id": args.user, **vars(everything)}
+            _show(args, out, lambda: [present.forgot_all_line(out)])
             return 0
         gone = forget_memories(deps, args.user, list(args.ids))
     n = gone.named
@@ -287,9 +271,8 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         print(dumps({"user_id": args.user, "memories": n, "derived": gone.derived,
                      "short_term_entries": gone.short_term_entries}))
     elif n:  # nothing forgotten: the error below says so, without a "forgot 0 of 1" that reads like success
-        entries = _count(gone.short_term_entries, "short-term entry", "short-term entries")
-        print(f"forgot {n} of {_count(len(set(args.ids)), 'memory', 'memories')} of {args.user}, {gone.derived} "
-              f"derived from the same messages, {entries}")
+        print(present.forgot_line({"memories": n, "derived": gone.derived,
+                                   "short_term_entries": gone.short_term_entries}, len(set(args.ids)), args.user))
     if n < len(set(args.ids)):
         missing = len(set(args.ids)) - n
         raise NotFoundError(f"{missing} of the ids {'is' if missing == 1 else 'are'} not a memory of {args.user!r}")
@@ -317,59 +300,44 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
-def _memory_row(m: Memory, tz: ZoneInfo) -> str:
-    flags = "".join(["*" if m.decay_weight > 1 else " ", {"active": " ", "disputed": "?", "superseded": "-"}[m.status]])
-    return f"{m.id[:8]}  {_iso(m.timestamp, tz)}  {flags}  {m.text}"
+
+
 
 
 def cmd_memories_list(args: argparse.Namespace) -> int:
-    from graph.manage import list_memories
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        found = list_memories(_deps(settings, res), args.user, status=args.status)
-    if args.json:
-        print(dumps([m.model_dump() for m in found]))
-        return 0
-    tz = ZoneInfo(settings.timezone)
-    for m in found:
-        print(_memory_row(m, tz))
-    print(f"{_count(len(found), 'memory', 'memories')} of {args.user} ({args.status}; * important, ? disputed, "
-          "- superseded)")
+        found = door.list_(_deps(settings, res), args.user, status=args.status)
+    _show(args, found, lambda: present.memory_list(found, args.user, args.status, ZoneInfo(settings.timezone)))
     return 0
 
 
 def cmd_memories_show(args: argparse.Namespace) -> int:
-    from graph.cli_io import memory_lines
-    from graph.door import show
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        m = show(_deps(settings, res), args.user, args.id)
-    if args.json:
-        print(dumps(m))
-        return 0
-    tz = ZoneInfo(settings.timezone)
-    print("\n".join(memory_lines(m, lambda ms: _iso(ms, tz))))
+        m = door.show(_deps(settings, res), args.user, args.id)
+    _show(args, m, lambda: present.memory_lines(m, ZoneInfo(settings.timezone)))
     return 0
 
 
 def cmd_memories_pin(args: argparse.Namespace) -> int:
-    from graph.manage import pin_memory
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        m = pin_memory(_deps(settings, res), args.user, args.id)
-    print(dumps(m.model_dump()) if args.json else f"pinned {m.id}: {m.text}")
+        m = door.pin(_deps(settings, res), args.user, args.id)
+    _show(args, m, lambda: [f"pinned {m['id']}: {m['text']}"])
     return 0
 
 
 def cmd_memories_review(args: argparse.Namespace) -> int:
-    from graph.manage import Choice, list_memories, resolve_disputed, resolve_id
+    from graph.manage import Choice, resolve_disputed, resolve_id
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -385,54 +353,30 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
             if "gone" in out.values():
                 raise NotFoundError("some ids are not disputed memories of this user (see 'gone' above)")
             return 0
-        disputed = list_memories(deps, args.user, status="disputed")
-        others = {m.id: m for m in deps.long_term().get(args.user, [d.conflicts_with for d in disputed
-                                                                     if d.conflicts_with])}
-    if args.json:
-        print(dumps([{**d.model_dump(), "conflicts_with_text": others[d.conflicts_with].text
-                      if d.conflicts_with in others else None} for d in disputed]))
-        return 0
-    for d in disputed:
-        other = others.get(d.conflicts_with or "")
-        print(f"{d.id[:8]}  {d.text}" + (f"\n    contradicts {other.id[:8]}: {other.text}" if other else
-                                         "\n    (could not be checked)"))
-    print(f"{len(disputed)} disputed; decide with: palace memories review --user {args.user} --accept ID "
-          "(keep it, retire the other) | --reject ID (forget it) | --both ID (keep both)")
+        from graph import door
+
+        disputed = door.disputed(deps, args.user)
+    _show(args, disputed, lambda: present.disputed_lines(disputed, args.user))
     return 0
 
 
 def cmd_memories_history(args: argparse.Namespace) -> int:
-    from graph.manage import memory_history
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        events = memory_history(_deps(settings, res), args.user, args.id)
-    if args.json:
-        print(dumps([e.model_dump(mode="json") for e in events]))
-        return 0
-    tz = ZoneInfo(settings.timezone)
-    for e in events:
-        when = e.at.astimezone(tz).strftime("%Y-%m-%d %H:%M") if e.at else ""
-        other = f" ({'by' if e.event == 'superseded' else 'into' if e.event == 'merged' else 'with'} "\
-                f"{e.related_id[:8]})" if e.related_id else ""
-        verdict = f" verifier: {e.decision};" if e.decision else ""
-        why = f"{verdict} {e.reason}".strip()
-        print(f"{when}  {e.memory_id[:8]}  {e.event:<10}{other} {e.text!r}" + (f"  [{why}]" if why else ""))
-    if not events:
-        print("no recorded changes (the memory predates the history)")
+        events = door.history(_deps(settings, res), args.user, args.id)
+    _show(args, events, lambda: present.history_lines(events, ZoneInfo(settings.timezone)))
     return 0
 
 
 def cmd_memories_restore(args: argparse.Namespace) -> int:
-    from graph.manage import restore_memory
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        done = restore_memory(_deps(settings, res), args.user, args.id)
-    if args.json:
-        print(dumps({**done.memory.model_dump(), "was": done.was}))
-    else:
-        print(f"restored {done.memory.id[:8]} (was {done.was}): {done.memory.text}")
+        done = door.restore(_deps(settings, res), args.user, args.id)
+    _show(args, done, lambda: [present.restored_line(done)])
     return 0
 
 
@@ -476,40 +420,26 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _task_row(t: Task) -> str:
-    return f"{t.id[:8]}  {t.title}: {t.progress}"  # the short id: any 4+ leading characters name the task
+
 
 
 def cmd_tasks_list(args: argparse.Namespace) -> int:
+    from graph import door
+
     settings = _settings(args)
     with _resources(settings) as res:
-        tasks = res.tasks().list_tasks(args.user, session_id=args.session,
-                                                                 status=args.status)
-    if args.json:
-        print(dumps([t.model_dump() for t in tasks]))
-        return 0
-    for t in tasks:
-        print(_task_row(t))
-    print(f"{_count(len(tasks), 'task', 'tasks')} of {args.user}")
+        tasks = door.tasks(_deps(settings, res), args.user, session_id=args.session, status=args.status)
+    _show(args, tasks, lambda: present.task_list(tasks, args.user))
     return 0
 
 
 def cmd_tasks_show(args: argparse.Namespace) -> int:
+    from graph import door
+
     settings = _settings(args)
     with _resources(settings) as res:
-        task = res.tasks().get(args.user, args.id, history=True)
-    if args.json:
-        print(dumps(task.model_dump()))
-        return 0
-    print(_task_row(task))
-    for i, step in enumerate(task.steps, 1):
-        mark = "x" if i <= task.current_step else " "
-        print(f"  [{mark}] {i}. {step}")
-    total = len(task.steps)
-    for e in task.history:  # the steps done, as progress says them ("0 -> 1 of 2 steps done", not "step 0")
-        steps = f"{e.to_step} of {total} steps done" if e.from_step is None else \
-            f"{e.from_step} -> {e.to_step} of {total} steps done"
-        print(f"  {e.at:%Y-%m-%d %H:%M}  {e.event}: {steps}" + (f"  ({e.note})" if e.note else ""))
+        task = door.task(_deps(settings, res), args.user, args.id)
+    _show(args, task, lambda: present.task_lines(task, ZoneInfo(settings.timezone)))
     return 0
 
 
@@ -520,7 +450,10 @@ def cmd_tasks_add(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--steps {args.steps} but {len(args.step)} --step texts given")
     with _resources(settings) as res:
         task = _deps(settings, res).tasks().create(args.user, args.session, args.title, steps)
-    print(dumps(task.model_dump(mode="json")) if args.json else _task_row(task))
+    from graph.door import task_json
+
+    out = task_json(task)
+    _show(args, out, lambda: [present.task_row(out)])
     return 0
 
 
@@ -530,7 +463,10 @@ def _cmd_task_change(args: argparse.Namespace, change: str) -> int:
         store = _deps(settings, res).tasks()
         task = store.advance(args.user, args.id, note=args.note) if change == "advance" else \
             store.complete(args.user, args.id, note=args.note)
-    print(dumps(task.model_dump(mode="json")) if args.json else _task_row(task))
+    from graph.door import task_json
+
+    out = task_json(task)
+    _show(args, out, lambda: [present.task_row(out)])
     return 0
 
 
@@ -543,40 +479,16 @@ def cmd_tasks_done(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from decimal import Decimal
+    from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
-        rows = res.ledger().summary(args.by, user_id=args.user)
-    ours = sum(r.prompt_tokens for r in rows)
-    full = sum(r.baseline_prompt_tokens for r in rows)
-    cost = sum((r.cost_usd for r in rows), Decimal(0))
-    full_cost = sum((r.baseline_cost_usd for r in rows), Decimal(0))
-    # the baseline prices each answer with the whole session in its prompt; ours counts every call we made
-    # (extraction, verification, archive summaries included), so the saving is not flattered
-    saving = round(100 * (1 - ours / full), 1) if full else None
-    if args.json:
-        print(dumps({"by": args.by, "rows": [r.model_dump() for r in rows], "prompt_tokens": ours,
-                     "full_history_prompt_tokens": full, "cost_usd": cost, "full_history_cost_usd": full_cost,
-                     "saving_pct": saving}))
-        return 0
-    print(f"{args.by:<20}{'calls':>7}{'prompt':>11}{'completion':>12}{'cost $':>12}{'full-history prompt':>21}")
-    for r in rows:
-        print(f"{r.key[:20]:<20}{r.calls:>7}{r.prompt_tokens:>11,}{r.completion_tokens:>12,}{r.cost_usd:>12.4f}"
-              f"{r.baseline_prompt_tokens:>21,}")
-    if not rows:
-        print("(no model calls recorded)")
-    elif full and saving is not None:
-        print(f"\nprompt tokens: {ours:,} (every call) against {full:,} sending the full session history to each "
-              f"answer: {_saving_text(saving)}; cost ${cost:.4f} against ${full_cost:.4f}")
+        report = door.usage(_deps(settings, res), args.user, args.by)
+    _show(args, report, lambda: present.usage_lines(report))
     return 0
 
 
-def _saving_text(saving: float) -> str:
-    if saving >= 0:
-        return f"{saving}% fewer"
-    return (f"{-saving}% more: the memory work (extraction, verification, summaries) costs more than the history "
-            "it replaces while sessions are short; the saving comes as a session grows")
+
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -584,14 +496,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     from graph.doctor import run_checks
 
-    checks = run_checks(_settings(args))
-    if args.json:
-        print(dumps([asdict(c) for c in checks]))
+    return print_checks([asdict(c) for c in run_checks(_settings(args))], args.json)
+
+
+def print_checks(checks: list[dict[str, Any]], as_json: bool, server: str | None = None) -> int:
+    """``palace doctor``'s output from the checks' JSON shape, run here or by the running ``server``; the exit code:
+    3 when a check failed."""
+    if as_json:
+        print(dumps(checks))
     else:
         for c in checks:
-            state = "ok  " if c.ok else "FAIL"
-            print(f"{state} {c.name:<11} {c.where or '-'}: {c.detail} ({c.ms:.0f} ms)")
-    return 0 if all(c.ok for c in checks) else 3
+            state = "ok  " if c["ok"] else "FAIL"
+            print(f"{state} {c['name']:<11} {c['where'] or '-'}: {c['detail']} ({c['ms']:.0f} ms)")
+        if server:
+            print(f"(checked by the palace server at {server}, on the stores and models it has open)")
+    return 0 if all(c["ok"] for c in checks) else 3
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -625,8 +544,38 @@ def _add_json(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--json", action="store_true", help=what)
 
 
+_NUMBER = re.compile(r"-\d+|-\d*\.\d+")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors as one line like every other error (exit code 2)."""
+    """argparse, with usage errors as one line like every other error (exit code 2), and an unknown option before
+    the command named as such (argparse would only say that the command is missing)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        argv = list(sys.argv[1:] if args is None else args)
+        unknown = self._unknown_leading_options(argv) if self.prog == "palace" else []
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return super().parse_known_args(argv, namespace)
+
+    def _unknown_leading_options(self, argv: list[str]) -> list[str]:
+        """The options before the first positional argument (the command) that this parser does not know."""
+        unknown, skip = [], False
+        for token in argv:
+            if skip:
+                skip = False
+                continue
+            if token in ("-", "--") or not token.startswith("-") or " " in token or _NUMBER.fullmatch(token):
+                break  # what argparse takes for a positional argument (the command), or the end of the options
+            name = token.split("=", 1)[0]
+            known = [o for o in self._option_string_actions if o == name or (self.allow_abbrev and
+                                                                            o.startswith(name) and name != "-")]
+            if not known:
+                unknown.append(token)
+            elif "=" not in token and self._option_string_actions[known[0]].nargs != 0:
+                skip = True  # its value follows
+        return unknown
 
     def error(self, message: str) -> NoReturn:
         hint = " (a value starting with '-' goes after '--')" if "expected one argument" in message else ""
@@ -672,14 +621,17 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp, local_only=True)
 
     doctor = sub.add_parser("doctor", help="check the chat model, verifier, embedder, Redis, PostgreSQL, Qdrant",
-                            description="Each component in use, checked live, with a one-line fix for failures.")
+                            description="Each component in use, checked live, with a one-line fix for failures; "
+                                        "while palace serve runs, by the server, on the stores it holds.")
     _add_json(doctor, "a JSON array instead of lines")
     doctor.set_defaults(func=cmd_doctor)
 
     chat = sub.add_parser("chat", help="run one turn of the agent and print its answer",
                           description="One turn: recall, respond, fact-check, write. The session's short-term "
                                       "memory and checkpoints live in Redis, so the next call continues it.")
-    chat.add_argument("message", nargs="?", help="what the user says")
+    chat.add_argument("message", nargs="?", help="what the user says; - reads it from standard input")
+    chat.add_argument("--message", dest="message_text", metavar="TEXT",
+                      help="what the user says, taken as given (a message that is '-' or starts with '-')")
     _add_user(chat, "who is talking: whose memories are recalled and written")
     chat.add_argument("--session", default="default", help="the conversation this turn continues (its short-term "
                                                             "memory) (default: default)")
@@ -877,6 +829,24 @@ def _precheck(args: argparse.Namespace) -> None:
             parse_timestamp(getattr(args, name), ZoneInfo("UTC"))  # the syntax; the user's clock comes later
 
 
+def _read_message(args: argparse.Namespace) -> None:
+    """``palace chat -``: the message is standard input (a message that is a single dash: ``--message -``)."""
+    if getattr(args, "command", None) != "chat":
+        return
+    if args.message_text is not None:
+        if args.message is not None:
+            raise InvalidInputError("give the message once: as an argument or with --message, not both")
+        args.message = args.message_text
+    elif args.message == "-":
+        if sys.stdin is None:
+            raise InvalidInputError("'palace chat -' reads the message from standard input, and there is none")
+        try:
+            args.message = sys.stdin.read().strip()
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"the message on standard input is not UTF-8 text ({exc.reason} at byte "
+                                    f"{exc.start})") from None
+
+
 def _run(argv: Sequence[str] | None) -> int:
     _quiet_library_loggers()
     parser = build_parser()
@@ -885,6 +855,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2, already reported in one line)
         return exc.code if isinstance(exc.code, int) else 2
     try:
+        _read_message(args)
         _precheck(args)
         from graph.client import run_remote, server_for
 

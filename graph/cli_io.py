@@ -137,22 +137,3 @@ def run_interruptible(work: Callable[[], T], *, critical: Callable[[], bool] = l
         raise box["error"]
     value: T = box["value"]
     return value
-
-
-def memory_lines(memory: Mapping[str, Any], when: Callable[[int], str]) -> list[str]:
-    """``palace memories show``: one field a line, times as ``when`` writes them, then the memories about the same
-    subject, oldest first (the same lines in process and through a running server)."""
-    lines = []
-    for key, value in memory.items():
-        if key == "chain":
-            continue
-        if key in ("timestamp", "event_time", "last_accessed", "invalid_at") and value is not None:
-            value = f"{when(value)} ({value})"
-        lines.append(f"{key:>15}: {value}")
-    chain = memory.get("chain") or []
-    if chain:
-        lines.append(f"{'same subject':>15}: (oldest first; the newest holds now)")
-    for other in chain:
-        lines.append(f"{'':>15}  {other['relation']:<7} {other['id'][:8]}  {when(other['timestamp'])}  "
-                     f"{other['status']:<10} {other['text']}")
-    return lines

@@ -12,19 +12,19 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from graph import endpoint
+from graph import endpoint, present
+from graph.cli_io import dumps
 from graph.progress import AnswerStream, Spinner
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
-# The commands the server answers; the rest (serve, mcp, services, doctor, sweep) run locally.
-REMOTE = {"chat", "memories", "tasks", "usage"}
+# The commands the server answers; the rest (serve, mcp, services, sweep) run locally.
+REMOTE = {"chat", "memories", "tasks", "usage", "doctor"}
 
 
 class RemoteError(PalaceError):
@@ -161,6 +161,10 @@ class PalaceClient:
         out: JSON = self.call("GET", self._u(user_id) + "/usage", params={"by": by})
         return out
 
+    def doctor(self) -> list[JSON]:
+        out: list[JSON] = self.call("GET", "/doctor")
+        return out
+
     def chat(self, user_id: str, body: JSON) -> JSON:
         out: JSON = self.call("POST", self._u(user_id) + "/chat", json=body)
         return out
@@ -200,21 +204,20 @@ def server_for(args: argparse.Namespace) -> str | None:
     """The URL of the live server of the command's data directory, if the command is one it answers."""
     if getattr(args, "command", None) not in REMOTE:
         return None
+    if args.command == "tasks" and args.action not in ("list", "show"):
+        return None  # tasks add / advance / done: PostgreSQL only, which the server shares; there is no route
     found = endpoint.live(endpoint.data_dir(getattr(args, "data_dir", None)))
     return found.url if found else None
 
 
-def _when(ms: int | None) -> str:
-    return "" if ms is None else datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
-
-
-def _print(obj: Any) -> None:
-    print(json.dumps(obj, ensure_ascii=False))
+def _show(args: argparse.Namespace, value: Any, lines: Callable[[], list[str]]) -> None:
+    """As ``graph.cli`` shows a result: the JSON shape with --json, else the presenter's lines."""
+    print(dumps(value) if getattr(args, "json", False) else "\n".join(lines()))
 
 
 def run_remote(url: str, args: argparse.Namespace) -> int:
-    """Run the parsed command through the server at ``url``; prints what the local command prints (``--json``
-    output is the same; tables are the same columns, times in this machine's zone)."""
+    """Run the parsed command through the server at ``url``; prints what the local command prints: the server
+    answers with the JSON shapes the local command has, and the same presenters (``graph.present``) print them."""
     client = PalaceClient(url)
     try:
         return _dispatch(client, args)
@@ -225,6 +228,11 @@ def run_remote(url: str, args: argparse.Namespace) -> int:
 def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     cmd, action = args.command, getattr(args, "action", None)
     as_json = getattr(args, "json", False)
+    if cmd == "doctor":
+        from graph.cli import print_checks
+
+        return print_checks(c.doctor(), as_json, server=c.url)
+    tz = present.user_timezone()
     if cmd == "chat":
         if args.resume is None and args.message is None:
             raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")
@@ -241,116 +249,69 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
         from graph.cli import print_turn
 
         args.answer_printed = answer.started
-        print_turn(out, args, datetime.now().astimezone().tzinfo or UTC)  # the same output as a turn run here
+        print_turn(out, args, tz)  # the same output as a turn run here
         return 0
     if cmd == "usage":
         if args.user is None:
             raise InvalidInputError("through a running server, usage is per user: give --user")
-        out = c.usage(args.user, args.by)
-        if as_json:
-            _print(out)
-        else:
-            for r in out["rows"]:
-                print(f"{r['key'][:20]:<20}{r['calls']:>7}{r['prompt_tokens']:>11,}{r['completion_tokens']:>12,}"
-                      f"{float(r['cost_usd']):>12.4f}{r['baseline_prompt_tokens']:>21,}")
-            print(f"prompt tokens: {out['prompt_tokens']:,} against {out['full_history_prompt_tokens']:,} with the "
-                  f"full history (saving {out['saving_pct']}%)")
+        report = c.usage(args.user, args.by)
+        _show(args, report, lambda: present.usage_lines(report))
         return 0
     if cmd == "tasks":
         if action == "list":
             tasks = c.tasks(args.user, session=args.session, status=args.status)
-            if as_json:
-                _print(tasks)
-            else:
-                for t in tasks:
-                    print(f"{t['id'][:8]}  {t['title']}: {t.get('progress', '')}")
-                print(f"{len(tasks)} tasks of {args.user}")
-        else:
+            _show(args, tasks, lambda: present.task_list(tasks, args.user))
+        elif action == "show":
             task = c.task(args.user, args.id)
-            if as_json:
-                _print(task)
-            else:
-                print(f"{task['id'][:8]}  {task['title']}")
-                for i, step in enumerate(task["steps"], 1):
-                    print(f"  [{'x' if i <= task['current_step'] else ' '}] {i}. {step}")
+            _show(args, task, lambda: present.task_lines(task, tz))
+        else:
+            raise InvalidInputError(f"tasks {action} is not served through a running server: stop it, or use the "
+                                    "task tools of a chat turn")
         return 0
     # memories
     user = str(args.user)
     if action == "add":
         m = c.add(user, args.text, important=args.important, at=args.at)
-        _print(m) if as_json else print(m["id"])
+        _show(args, m, lambda: [m["id"]])
     elif action == "search":
         found = c.search(user, args.query, limit=args.limit, now=args.now)
-        if as_json:
-            _print(found)
-        else:
-            for i, r in enumerate(found, 1):
-                held = f"  [{r['chain']}]" if r.get("chain") else ""
-                print(f"{i}. {r['score']:.3f}  [{_when(r['event_time'] or r['timestamp'])}] {r['text']}  ({r['id']})"
-                      f"{held}")
-            if not found:
-                print("no memories found")
+        _show(args, found, lambda: present.search_lines(found, tz))
     elif action == "list":
         listed = c.memories(user, args.status)
-        if as_json:
-            _print(listed)
-        else:
-            for m in listed:
-                flags = ("*" if m["decay_weight"] > 1 else " ") + {"active": " ", "disputed": "?"}.get(m["status"], "-")
-                print(f"{m['id'][:8]}  {_when(m['timestamp'])}  {flags}  {m['text']}")
-            print(f"{len(listed)} memories of {user} ({args.status}; * important, ? disputed, - superseded)")
-    elif action in ("show", "pin"):
-        m = c.show(user, args.id) if action == "show" else c.pin(user, args.id)
-        if as_json:
-            _print(m)
-        elif action == "pin":
-            print(f"pinned {m['id']}: {m['text']}")
-        else:
-            from graph.cli_io import memory_lines
-
-            print("\n".join(memory_lines(m, _when)))
+        _show(args, listed, lambda: present.memory_list(listed, user, args.status, tz))
+    elif action == "show":
+        shown = c.show(user, args.id)
+        _show(args, shown, lambda: present.memory_lines(shown, tz))
+    elif action == "pin":
+        pinned = c.pin(user, args.id)
+        _show(args, pinned, lambda: [f"pinned {pinned['id']}: {pinned['text']}"])
     elif action == "forget":
         if args.all and args.ids:
             raise InvalidInputError("give memory ids or --all, not both")
         if args.all:
             everything = c.forget_all(user)
-            _print(everything) if as_json else print(f"forgot everything of {user}: " + ", ".join(
-                f"{k.replace('_', ' ')} {v}" for k, v in everything.items() if k != "user_id"))
+            _show(args, everything, lambda: [present.forgot_all_line(everything)])
             return 0
         gone = c.forget(user, list(args.ids))
-        _print(gone) if as_json else print(
-            f"forgot {gone['memories']} of {len(set(args.ids))} memories of {user}, {gone['derived']} derived "
-            f"from the same messages, {gone['short_term_entries']} short-term entries")
+        _show(args, gone, lambda: [present.forgot_line(gone, len(set(args.ids)), user)])
     elif action == "review":
         if args.accept or args.reject or args.both:
             out = c.review(user, accept=list(args.accept), reject=list(args.reject), both=list(args.both))
-            _print(out) if as_json else print("\n".join(f"{i}: {o}" for i, o in out.items()))
+            _show(args, out, lambda: [f"{i}: {o}" for i, o in out.items()])
         else:
-            found = c.disputed(user)
-            if as_json:
-                _print(found)
-            else:
-                for d in found:
-                    print(f"{d['id']}  {d['text']}\n    contradicts: {d.get('conflicts_with_text')}")
-                print(f"{len(found)} disputed; decide with: palace memories review --user {user} --accept ID "
-                      "| --reject ID")
+            disputed = c.disputed(user)
+            _show(args, disputed, lambda: present.disputed_lines(disputed, user))
     elif action == "history":
         events = c.history(user, args.id)
-        if as_json:
-            _print(events)
-        else:
-            for e in events:
-                why = f"  [{e['reason']}]" if e.get("reason") else ""
-                print(f"{(e.get('at') or '')[:16]}  {e['memory_id'][:8]}  {e['event']:<10} {e['text']!r}{why}")
-            if not events:
-                print("no recorded changes (the memory predates the history)")
+        _show(args, events, lambda: present.history_lines(events, tz))
     elif action == "restore":
         done = c.restore(user, args.id)
-        _print(done) if as_json else print(f"restored {done['id'][:8]} (was {done['was']}): {done['text']}")
+        _show(args, done, lambda: [present.restored_line(done)])
     elif action == "export":
         text = c.export(user)
         sys.stdout.write(text)
-        print(f"palace: exported {text.count(chr(10))} memories of {user}", file=sys.stderr)
+        print(f"palace: exported {present.count(text.count(chr(10)), 'memory', 'memories')} of {user}",
+              file=sys.stderr)
     elif action == "import":
         raise InvalidInputError("import is not served through a running server by the CLI (it may name several "
                                 "users): POST the file to /palace/api/users/<user>/memories/import")

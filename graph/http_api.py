@@ -10,7 +10,8 @@ thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not t
 404 (another user's memory is not found), a store that cannot be reached 503 with ``Retry-After``, and so is a
 request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``graph.overload``: the server is overloaded). With
 ``PALACE_API_TOKEN`` set, the API and MCP need ``Authorization: Bearer <token>`` (401 otherwise);
-``/palace/api/health`` stays open.
+``/palace/api/health`` stays open. ``GET /palace/api/doctor``: ``palace doctor``'s checks, run by the server on
+the stores it holds (every check's outcome is in the body: 200 whether or not they pass).
 
 On start the app opens the stores (so the server is their single owner while it runs, and a store held by another
 process stops the start with its message): the process's one set (``graph.deps.process_deps``), which the graph and
@@ -235,12 +236,16 @@ def create_app(deps: Deps) -> Starlette:
     async def usage(request: Request) -> Any:
         return await sync(door.usage, user(request), request.query_params.get("by", "day"))
 
+    async def doctor(request: Request) -> Any:
+        return await run_in_threadpool(door.doctor, deps)
+
     async def unknown(request: Request) -> Response:
         return JSONResponse({"detail": f"no route {request.method} {request.url.path}"}, status_code=404)
 
     u = "/users/{user_id}"
     routes = [
         Route("/health", health),
+        Route("/doctor", api(doctor), methods=["GET"]),
         Route(u + "/memories", api(memories), methods=["GET"]),
         Route(u + "/memories", api(add), methods=["POST"]),
         Route(u + "/memories/search", api(search), methods=["GET"]),

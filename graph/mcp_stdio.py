@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import anyio
 
 from graph import endpoint
@@ -28,7 +30,11 @@ def run_stdio(settings: Settings, user_id: str) -> int:
         resources = Resources(settings)
         door, closer = LocalDoor(Deps(settings, resources=resources)), resources.close
     try:
-        anyio.run(build_mcp(door, lambda ctx: user_id).run_stdio_async)
+        mcp = build_mcp(door, lambda ctx: user_id)
+        # the MCP SDK logs at INFO on stderr (every request it handles, and httpx every request to the server): the
+        # client that started this process shows stderr to its user, who needs our warnings and errors only
+        logging.getLogger().setLevel(logging.WARNING)
+        anyio.run(mcp.run_stdio_async)
     finally:
         closer()
     return 0

@@ -7,12 +7,13 @@ removes the file when it stops, so ``palace`` commands in other processes go thr
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 from graph import endpoint
 from memory.embedded import ServiceStatus
@@ -27,6 +28,38 @@ PROJECT_CONFIG: dict[str, Any] = {
     "http": {"app": "./graph/http_api.py:app"},
 }
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
+STUDIO = "https://smith.langchain.com/studio/?baseUrl="
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def coloured(stream: TextIO | None) -> bool:
+    """Whether colour codes belong on ``stream``: a terminal, and no ``NO_COLOR`` (https://no-color.org)."""
+    return stream is not None and stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+class Uncoloured:
+    """A text stream that drops ANSI escape sequences from what is written to it: the server's log in a file or a
+    pipe (the LangGraph banner has its colours written into the text, so a renderer setting alone does not do)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(_ANSI.sub("", text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def banner(data_dir: Path, url: str) -> str:
+    """What ``palace serve`` prints once it answers: its local URLs and how to point LangGraph Studio at it."""
+    return (f"palace: serving {data_dir} at {url}\n"
+            f"  API        {url}/palace/api\n"
+            f"  inspector  {url}/palace/ui/\n"
+            f"  MCP        {url}/palace/mcp?user_id=USER (or on stdio: palace mcp --user USER)\n"
+            f"  Studio     {STUDIO}{url} (LangGraph Studio in the browser, connected to this server; the graph is "
+            "'palace', the user is user_id in the assistant's context)")
 
 
 def _absolute(ref: str) -> str:
@@ -53,6 +86,17 @@ def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 2024, config: 
     running = endpoint.live(data_dir)
     if running is not None:
         raise ConfigurationError(f"a palace server already runs for {data_dir} at {running.url} (pid {running.pid})")
+    if not coloured(sys.stdout):  # the log goes to stdout; langgraph_api reads this when it is imported
+        os.environ["LOG_COLOR"] = "false"
+    streams = sys.stdout, sys.stderr  # wrapped before any log handler takes hold of them
+    sys.stdout, sys.stderr = (s if coloured(s) else cast(TextIO, Uncoloured(s)) for s in streams)
+    try:
+        return _serve(data_dir, host, port, config, log_level)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _serve(data_dir: Path, host: str, port: int, config: dict[str, Any] | None, log_level: str) -> int:
     try:
         from langgraph_api.cli import run_server  # the server stack loads only here
     except ImportError as exc:
@@ -71,8 +115,7 @@ def serve(data_dir: Path, *, host: str = "127.0.0.1", port: int = 2024, config: 
         while not stop.is_set():
             if endpoint.healthy(url, timeout_s=1):
                 endpoint.write(data_dir, url)
-                print(f"palace: serving {data_dir} at {url} (API {url}/palace/api, MCP {url}/palace/mcp, "
-                      f"inspector {url}/palace/ui/)", flush=True)
+                print(banner(data_dir, url), flush=True)
                 return
             time.sleep(0.2)
 

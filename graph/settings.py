@@ -97,6 +97,7 @@ class Settings(BaseSettings):
 
     # --- the agent's turn ------------------------------------------------------------------------------
     timezone: str = Field(default="UTC", description="The user's clock for time expressions and --at.")
+    inspector_timezone: str | None = Field(default=None, description="The web inspector's clock; unset: timezone.")
     prompt_token_budget: int = Field(default=3000, gt=0, description="Respond prompt budget: window, then memories.")
     window_token_budget: int = Field(default=1500, gt=0, description="Of that budget, at most this much for the "
                                                                       "recent conversation; older turns come back "
@@ -188,10 +189,11 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("timezone")
+    @field_validator("timezone", "inspector_timezone")
     @classmethod
-    def _known_timezone(cls, value: str) -> str:
-        zone(value)  # InvalidInputError is a ValueError: pydantic reports it as this setting's error
+    def _known_timezone(cls, value: str | None) -> str | None:
+        if value is not None:
+            zone(value)  # InvalidInputError is a ValueError: pydantic reports it as this setting's error
         return value
 
 

@@ -30,11 +30,18 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+let zone = "UTC";  // the server's PALACE_INSPECTOR_TIMEZONE (else PALACE_TIMEZONE), from /palace/api/health
+
+// a time as the CLI shows it (graph/present.py when): "2026-12-04 21:39" in the user's zone
 function when(ms) {
-  if (ms === null || ms === undefined) return "";
-  const d = new Date(ms);
-  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  if (ms === null || ms === undefined || ms === "") return "";
+  const parts = Object.fromEntries(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hourCycle: "h23",
+    year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" })
+    .formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
 }
+
+function whenIso(text) { return text ? when(Date.parse(text)) : ""; }
 
 function bar(name, value, scale) {
   const pct = Math.max(0, Math.min(1, value / scale)) * 100;
@@ -67,7 +74,7 @@ async function loadMemories() {
 async function showHistory(link, id) {
   const events = await call("GET", "/memories/" + encodeURIComponent(id) + "/history");
   const list = el("ul", { class: "history" }, ...events.map((e) => el("li", {},
-    `${(e.at || "").slice(0, 16).replace("T", " ")} UTC ${e.event}` + (e.related_id ? ` ${e.event === "follows" ? (e.memory_id === id ? "memory" : "— followed by") : "with"} ${(e.event === "follows" && e.memory_id !== id ? e.memory_id : e.related_id).slice(0, 8)}` : "") + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
+    `${whenIso(e.at)} ${e.event}` + (e.related_id ? ` ${e.event === "follows" ? (e.memory_id === id ? "memory" : "— followed by") : "with"} ${(e.event === "follows" && e.memory_id !== id ? e.memory_id : e.related_id).slice(0, 8)}` : "") + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
   if (!events.length) list.append(el("li", {}, "no recorded changes"));
   link.replaceWith(list);
 }
@@ -111,7 +118,7 @@ async function loadTasks() {
     const full = await call("GET", "/tasks/" + encodeURIComponent(t.id));
     items.push(el("li", {}, el("b", {}, full.title), ` (${full.status}, step ${full.current_step}/${full.steps.length})`,
       el("ol", {}, ...full.steps.map((s, i) => el("li", {}, (i < full.current_step ? "✓ " : "") + s))),
-      el("ul", {}, ...(full.history || []).map((h) => el("li", { class: "vs" }, `${(h.at || "").slice(0, 16).replace("T", " ")} UTC ${h.event}` + (h.from_step === null ? ` at step ${h.to_step}` : `: step ${h.from_step} → ${h.to_step}`) + (h.note ? ` (${h.note})` : ""))))));
+      el("ul", {}, ...(full.history || []).map((h) => el("li", { class: "vs" }, `${whenIso(h.at)} ${h.event}` + (h.from_step === null ? ` at step ${h.to_step}` : `: step ${h.from_step} → ${h.to_step}`) + (h.note ? ` (${h.note})` : ""))))));
   }
   $("#tasks").replaceChildren(...items);
   if (!items.length) $("#tasks").append(el("li", {}, "no tasks"));
@@ -124,12 +131,25 @@ async function loadUsage() {
     el("div", { class: "bar" }, el("i", { class: cls, style: `width:${(100 * n / top).toFixed(1)}%` })), el("span", {}, n.toLocaleString() + " tokens"));
   $("#usage").replaceChildren(row("every call we made", u.prompt_tokens, "relevance"),
     row("full-history baseline", u.full_history_prompt_tokens, "decay"),
-    el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${u.saving_pct}% fewer prompt tokens; cost $${u.cost_usd} vs $${u.full_history_cost_usd}`));
+    el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${savingText(u.saving_pct)}; cost $${money(u.cost_usd)} against $${money(u.full_history_cost_usd)} sending the full session history to each answer`));
+}
+
+// the CLI's wording (graph/present.py saving_text) and its four decimals
+function savingText(saving) {
+  if (saving >= 0) return `${saving}% fewer prompt tokens`;
+  return `${-saving}% more prompt tokens: the memory work (extraction, verification, summaries) costs more than ` +
+    "the history it replaces while sessions are short; the saving comes as a session grows";
+}
+
+function money(usd) {
+  return Number(usd).toFixed(4);
 }
 
 async function refresh() {
   if (!user) { say("name a user to inspect"); return; }
   try {
+    zone = (await (await fetch(api + "/health")).json()).timezone || "UTC";
+    document.body.dataset.zone = zone;
     await Promise.all([loadMemories(), loadDisputed(), loadTasks(), loadUsage()]);
     say(`memories of ${user}`);
     document.body.dataset.loaded = "1";

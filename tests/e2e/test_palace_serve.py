@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -85,7 +86,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, model: FixedLatencyModel) -
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
     env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
-            "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0"}
+            "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0",
+            "PALACE_INSPECTOR_TIMEZONE": "Asia/Shanghai"}
     log = data_dir / "serve.log"
     with open(log, "ab") as out:
         proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
@@ -343,6 +345,14 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         rows = driver.find_elements(By.CSS_SELECTOR, "#memories tbody tr")  # type: ignore[attr-defined]
         texts = {r.find_element(By.CSS_SELECTOR, "td .text").text for r in rows}
         assert texts >= {"I live in Hangzhou", "I live in Shanghai", "My passport ends in 42"}
+        # times in the inspector's zone (PALACE_INSPECTOR_TIMEZONE), written as the CLI writes them
+        assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-zone") == "Asia/Shanghai"  # type: ignore[attr-defined]
+        passport = next(m for m in served.api("GET", ALICE, "/memories") if m["text"] == "My passport ends in 42")  # type: ignore[union-attr,index]
+        row = next(r for r in rows if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
+        from graph.present import when as cli_when
+
+        recorded = row.find_elements(By.CSS_SELECTOR, "td.when")[1]  # after the score cell: recorded, event
+        assert recorded.text == cli_when(passport["timestamp"], ZoneInfo("Asia/Shanghai"))
         assert "Renew the passport" in driver.find_element(By.ID, "tasks").text  # type: ignore[attr-defined]
         box = driver.find_element(By.ID, "query")  # type: ignore[attr-defined]
         box.send_keys("passport number")

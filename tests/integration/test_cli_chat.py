@@ -3,6 +3,7 @@ per test (the ``cli`` fixture), real Redis / PostgreSQL / Qdrant Edge; the scrip
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from pathlib import Path
@@ -208,3 +209,65 @@ def test_sweep_from_the_cli(cli: Any, capsys: pytest.CaptureFixture[str]) -> Non
     assert done["sessions"] == 1 and done["entries"] == 2 and done["errors"] == []
     assert cli("sweep", "--idle", "99999") == 2
     assert "below the short-term TTL" in capsys.readouterr().err
+
+
+def _said(user: str, session: str, settings: Settings | None = None) -> list[str]:
+    """What the session's short-term memory holds from the user, in order (default: the cli fixture's stores)."""
+    from graph.resources import Resources
+
+    with Resources(settings or Settings()) as res:
+        return [e.content for e in res.short_term().window(user, session).entries if e.role == "user"]
+
+
+def test_chat_dash_reads_the_message_from_standard_input(cli: Any, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("I live in Hangzhou.\nNear the lake.\n"))
+    assert cli("chat", "-", "--user", "u", "--session", "piped", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["user_id"] == "u"
+    assert _said("u", "piped") == ["I live in Hangzhou.\nNear the lake."]
+    # a message that is a single dash, or starts with one: --message, and standard input is not read
+    stdin = io.StringIO("not this")
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert cli("chat", "--message", "-", "--user", "u", "--session", "dash") == 0
+    assert cli("chat", "--message", "-5 degrees outside today", "--user", "u", "--session", "dash") == 0
+    assert _said("u", "dash") == ["-", "-5 degrees outside today"] and stdin.tell() == 0
+
+
+@pytest.mark.parametrize(("stdin", "args", "message"), [
+    ("", ["-"], "message is empty"),
+    ("  \n\n", ["-"], "message is empty"),
+    (b"\xff\xfeI live here", ["-"], "not UTF-8 text"),
+    (None, ["-"], "there is none"),
+    ("x", ["hello", "--message", "hi"], "not both"),
+    ("x", ["--message"], "expected one argument"),
+])
+def test_chat_message_from_standard_input_failures_are_one_line(cli: Any, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                stdin: str | bytes | None, args: list[str],
+                                                                message: str) -> None:
+    stream = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8") if isinstance(stdin, bytes) else \
+        None if stdin is None else io.StringIO(stdin)
+    monkeypatch.setattr("sys.stdin", stream)
+    assert cli("chat", *args, "--user", "u", "--session", "bad") == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("palace: error: ") and message in err and err.count("\n") == 1, err
+    assert _said("u", "bad") == []  # nothing reached the session
+
+
+def test_chat_dash_through_a_pipe(cli_env: dict[str, str]) -> None:
+    """``echo ... | palace chat -`` in a real process (the scripted model at the model boundary)."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tests.integration.scripted_cli", "chat", "-", "--user", "p",
+                           "--session", "pipe", "--json"], input="My bike is in the garage.\n", capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd(), **cli_env})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["session_id"] == "pipe"
+    stores = Settings(redis_url=cli_env["PALACE_REDIS_URL"], key_prefix=cli_env["PALACE_KEY_PREFIX"])
+    assert _said("p", "pipe", stores) == ["My bike is in the garage."]
+    empty = subprocess.run([sys.executable, "-m", "graph.cli", "chat", "-", "--user", "p"], input="",
+                           capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": os.getcwd(), **cli_env})
+    assert (empty.returncode, empty.stdout) == (2, "") and empty.stderr == "palace: error: message is empty\n"

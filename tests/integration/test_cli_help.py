@@ -122,3 +122,30 @@ def test_usage_says_more_and_why_and_prints_plain_json_numbers(cli: Any, capsys:
     for value in [report["cost_usd"], report["full_history_cost_usd"], *(r["cost_usd"] for r in report["rows"])]:
         assert isinstance(value, float) and 0 < value < 1e-4
     assert re.search(r'"cost_usd": 0\.0000000\d', raw)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--bogus"], "--bogus"),
+    (["-x"], "-x"),
+    (["--bogus=1"], "--bogus=1"),
+    (["--data-dir", "/tmp/somewhere", "--bogus"], "--bogus"),
+    (["--bogus", "memories", "list"], "--bogus"),
+    (["memories", "list", "--bogus"], "--bogus"),
+])
+def test_an_unknown_option_is_named_in_one_line(args: list[str], named: str) -> None:
+    proc = palace(*args)
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("palace: error: ")
+    assert f"unrecognized arguments: {named};" in proc.stderr and "COMMAND" not in proc.stderr, proc.stderr
+
+
+def test_options_before_the_command_still_parse() -> None:
+    """The check for unknown options before the command leaves what argparse accepts alone: an option's value, an
+    abbreviation, ``--opt=value``, a missing command (said as such), a missing value."""
+    assert palace("--data-dir", "-weird-dir", "--help").returncode == 2  # a value starting with '-' needs '='
+    assert palace("--data-dir=-weird-dir", "--help").returncode == 0
+    assert palace("--data", "/tmp/x", "--help").returncode == 0
+    none = palace("--data-dir", "/tmp/x")
+    assert none.returncode == 2 and "required: COMMAND" in none.stderr
+    missing = palace("--data-dir")
+    assert missing.returncode == 2 and "--data-dir: expected one argument" in missing.stderr

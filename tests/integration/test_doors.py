@@ -127,3 +127,32 @@ async def _stdio_session(client: Any) -> None:
         assert hits[0]["text"] == "My locker code is 4512" and hits[0]["weight"] == 2.0
         assert (await mcp.call_tool("search_memories", {"query": ""})).is_error
         assert json.loads((await mcp.call_tool("review_memories", {})).content[0].text) == []
+
+
+def test_doctor_route_checks_the_stores_the_server_holds(served: tuple[Agent, TestClient]) -> None:
+    """``GET /palace/api/doctor`` (what ``palace doctor`` asks a running server): every check on the server's open
+    stores and models, 200 whether or not they pass; the stores stay open for the requests after it."""
+    agent, api = served
+    assert api.get("/palace/api/doctor", headers={"Authorization": ""}).status_code == 401
+    r = api.get("/palace/api/doctor")
+    assert r.status_code == 200, r.text
+    checks = {c["name"]: c for c in r.json()}
+    assert list(checks) == ["chat", "verifier", "embeddings", "Redis", "PostgreSQL", "Qdrant"]
+    assert all(c["ok"] and set(c) == {"name", "where", "ok", "detail", "ms"} for c in checks.values()), checks
+    assert checks["Redis"]["detail"].startswith("Redis ") and checks["PostgreSQL"]["detail"].startswith("PostgreSQL ")
+    assert checks["embeddings"]["detail"] == "384 dimensions"
+
+    # a chat model that cannot be reached: its checks fail with the fix, the stores' pass, nothing is closed
+    from graph.deps import Deps
+    from graph.door import doctor
+
+    broken = agent.deps.settings.model_copy(update={"chat_model": "gone", "verifier_model": None,
+                                                    "chat_base_url": "http://127.0.0.1:9/v1", "model_max_retries": 0})
+    from graph.models import OpenAIModels
+
+    found = {c["name"]: c for c in doctor(Deps(broken, resources=agent.deps.resources, models=OpenAIModels(broken)))}
+    assert [n for n, c in found.items() if not c["ok"]] == ["chat", "verifier"]
+    assert "check PALACE_CHAT_BASE_URL" in found["chat"]["detail"], found["chat"]
+    assert agent.deps.resources.redis.ping() and api.get("/palace/api/users/u/memories").status_code == 200
+    with agent.deps.resources.pool.connection() as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
