@@ -243,16 +243,19 @@ class Client:
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.user}/{self.turns // TURNS_PER_THREAD}"))
 
     async def chat(self, message: str, thread_id: str) -> None:
+        """One turn; its message id is the same on every attempt, so a retry (or the server's own re-run of a run
+        a kill cut off) of a turn that was answered changes nothing and is found answered in the thread."""
         from langgraph_sdk import get_client
 
         client = get_client(url=self.run.server.url, timeout=120.0)
+        message_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread_id}/{message}"))
         try:
             warnings.filterwarnings("ignore", message="Reconnecting without a Last-Event-ID")  # a kill: retried
             # the in-memory runtime may have lost the thread's row in a kill (its checkpoints are in Redis)
             await client.threads.create(thread_id=thread_id, if_exists="do_nothing")
             answered, error = False, None
             async for part in client.runs.stream(
-                    thread_id, "palace", input={"messages": [{"role": "user", "content": message}]},
+                    thread_id, "palace", input={"messages": [{"role": "user", "content": message, "id": message_id}]},
                     context={"user_id": self.user, "session_id": thread_id}, stream_mode="messages-tuple",
                     multitask_strategy="enqueue"):  # type: ignore[call-overload]
                 if part.event == "error":
@@ -260,6 +263,12 @@ class Client:
                 elif part.event == "messages" and isinstance(part.data, list) and len(part.data) == 2:
                     msg, meta = part.data
                     answered = answered or (meta.get("langgraph_node") == "respond" and bool(msg.get("content")))
+            if error is None and not answered:  # a repeat: the turn was answered by an attempt the client lost
+                values: Any = (await client.threads.get_state(thread_id))["values"] or {}
+                messages = values.get("messages", [])
+                at = next((k for k, m in enumerate(messages) if m.get("id") == message_id), None)
+                answered = at is not None and any(m.get("type") == "ai" and m.get("content")
+                                                  for m in messages[at + 1:])
         except httpx.HTTPStatusError as exc:
             code = exc.response.status_code
             if code >= 500 or code in (404, 409):
@@ -355,7 +364,7 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
 
     lg = get_client(url=run.server.url, timeout=120.0)
     lost: dict[str, int] = {"load": 0, "kills": 0}
-    duplicated = history_missing = 0
+    duplicated = history_missing = repeated = 0
     for c in clients:
         said = run.said[c.user]
         stored = await c.memories()
@@ -374,12 +383,13 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
                 values: Any = state["values"] or {}
                 threads[thread] = [str(m.get("content")) for m in values.get("messages", [])
                                    if m.get("type") == "human"]
+                repeated += len(threads[thread]) - len(set(threads[thread]))
             if message not in threads[thread]:
                 history_missing += 1
                 lost[phase] += 1
                 run.errors.append(f"{c.user}: turn {message!r} missing from thread {thread} ({phase})")
     return {"lost": lost["load"] + lost["kills"], "lost_after_kill": lost["kills"], "duplicated": duplicated,
-            "history_missing": history_missing}
+            "history_missing": history_missing, "turns_repeated": repeated}
 
 
 def _outbox_left(env: dict[str, str], users: list[str]) -> int:
@@ -444,7 +454,8 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "p95_ms": round(percentile(every, 95), 1) if every else 0.0,
             "throughput_ops_s": round(load_ops / wall, 2) if wall else 0.0,
             "kills": killed, "lost_after_kill": checks["lost_after_kill"], "duplicated": checks["duplicated"],
-            "history_missing": checks["history_missing"], "retries": run.retries,
+            "history_missing": checks["history_missing"], "turns_repeated": checks["turns_repeated"],
+            "retries": run.retries,
             "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load),
             "search_p95_ratio": round(load_p95 / alone_p95, 2) if alone_p95 else 0.0,
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
