@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -176,3 +177,61 @@ async def test_a_stalled_store_is_a_503_a_tool_error_and_exit_3_and_nothing_is_l
     # the store is back: every add that got a 503 is there, and what was stored before
     _eventually(lambda: {"My desk is 4B", "My parking spot is 17", "My locker is 88", "My bike is blue"}
                 <= set(_texts(slow, user)))
+
+
+# --- overload on LangGraph's own routes (/threads, /runs) ----------------------------------------------------------
+
+
+def _turn_in_thread(server: serve_load.Server, thread: str, message_id: str) -> list[str]:
+    """The types of the thread's messages from ``message_id`` on (empty until it is there)."""
+    r = httpx.get(f"{server.url}/threads/{thread}/state", timeout=30)
+    r.raise_for_status()
+    messages = (r.json()["values"] or {}).get("messages", [])
+    at = next((k for k, m in enumerate(messages) if m.get("id") == message_id), None)
+    return [] if at is None else [m["type"] for m in messages[at:]]
+
+
+async def test_a_saturated_model_is_a_503_on_a_langgraph_run_and_its_retry_is_the_same_turn(
+        slow: serve_load.Server) -> None:
+    from langgraph_sdk import get_client
+
+    user, thread = "auth0|busy2", str(uuid.uuid4())
+    client = get_client(url=slow.url, timeout=60)
+    await client.threads.create(thread_id=thread)
+    turn = {"messages": [{"role": "user", "content": "My canoe is red.", "id": "m-canoe"}]}
+    t0 = time.monotonic()
+    with pytest.raises(httpx.HTTPStatusError) as caught:
+        async for _ in client.runs.stream(thread, "palace", input=turn, stream_mode="messages-tuple",
+                                          context={"user_id": user, "session_id": thread}):
+            pass  # no event: the model takes 6 s, the server answers within 2
+    took = time.monotonic() - t0
+    assert caught.value.response.status_code == 503 and caught.value.response.headers["retry-after"] == "7"
+    assert TIMEOUT_S <= took < TIMEOUT_S + 3, took
+    # the run goes on and answers; the client's retry with the same message id is the same turn, not a second one
+    _eventually(lambda: _turn_in_thread(slow, thread, "m-canoe") == ["human", "ai"])
+    await client.runs.wait(thread, "palace", input=turn, context={"user_id": user, "session_id": thread})
+    assert _turn_in_thread(slow, thread, "m-canoe") == ["human", "ai"]
+    # a bad request is still its own typed error, at once
+    r = httpx.post(f"{slow.url}/threads/{thread}/runs/stream", content=b"{not json", timeout=30)
+    assert 400 <= r.status_code < 500, r.text
+
+
+def test_a_stalled_checkpointer_is_a_503_on_the_thread_routes(slow: serve_load.Server) -> None:
+    thread = str(uuid.uuid4())
+    assert httpx.post(f"{slow.url}/threads", json={"thread_id": thread, "metadata": {"graph_id": "palace"}},
+                      timeout=30).status_code == 200
+    r = httpx.post(f"{slow.url}/threads/{thread}/state", timeout=30, json={  # a checkpoint to read back
+        "values": {"messages": [{"type": "human", "content": "My oar is blue.", "id": "m-oar"}]}, "as_node": "confirm"})
+    assert r.status_code == 200, r.text
+    pid = int((slow.data_dir / "redis" / "redis.pid").read_text().split()[0])
+    os.kill(pid, signal.SIGSTOP)  # the embedded Redis, where the checkpoints are, stops answering
+    try:
+        t0 = time.monotonic()
+        r = httpx.get(f"{slow.url}/threads/{thread}/state", timeout=60)
+        assert r.status_code == 503 and r.headers["retry-after"] == "7", r.text
+        assert "PALACE_REQUEST_TIMEOUT_S" in r.json()["detail"] and time.monotonic() - t0 < TIMEOUT_S + 3
+        assert httpx.get(slow.url + "/palace/api/health", timeout=5).status_code == 200  # the server still answers
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    _eventually(lambda: httpx.get(f"{slow.url}/threads/{thread}/state", timeout=30).status_code == 200)
+    assert _turn_in_thread(slow, thread, "m-oar") == ["human"]  # nothing stored was lost
