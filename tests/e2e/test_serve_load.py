@@ -236,3 +236,34 @@ def test_a_stalled_checkpointer_is_a_503_on_the_thread_routes(slow: serve_load.S
         os.kill(pid, signal.SIGCONT)
     _eventually(lambda: httpx.get(f"{slow.url}/threads/{thread}/state", timeout=30).status_code == 200)
     assert _turn_in_thread(slow, thread, "m-oar") == ["human"]  # nothing stored was lost
+
+
+def test_a_thread_row_lost_in_a_crash_is_made_again_from_its_checkpoints(tmp_path: Path) -> None:
+    """The in-memory runtime saves its thread rows every 10 s: a crash before that loses the rows of new threads
+    (their checkpoints are in Redis). The restarted server makes them again, with their graph, so the thread and its
+    history are there without the client doing anything."""
+    import shutil
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
+    env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0"}
+    server = serve_load.Server(data_dir, serve_load._free_port(), scripted=True, env=env)
+    server.start()
+    try:
+        thread = str(uuid.uuid4())
+        assert httpx.post(f"{server.url}/threads", json={"thread_id": thread}, timeout=30).status_code == 200
+        r = httpx.post(f"{server.url}/threads/{thread}/runs/wait", timeout=120, json={
+            "assistant_id": "palace", "input": {"messages": [{"role": "user", "content": "My kite is yellow.",
+                                                              "id": "m-kite"}]},
+            "context": {"user_id": "kite|1", "session_id": thread}})
+        assert r.status_code == 200, r.text
+        server.kill()
+        shutil.rmtree(data_dir / "langgraph" / ".langgraph_api", ignore_errors=True)  # the rows it had not saved
+        server.start()
+        assert _turn_in_thread(server, thread, "m-kite") == ["human", "ai"]
+        assert "thread rows made again" in (data_dir / "serve.log").read_text()
+    finally:
+        server.stop()
+        EmbeddedRedis(data_dir).stop()
+        EmbeddedPostgres(data_dir).stop()
