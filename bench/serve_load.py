@@ -9,17 +9,19 @@ on a fresh data directory (the embedded default; the real services with ``PALACE
 2. *load*: ``--clients`` clients at once, each a distinct user (``auth0|…``, ``google-oauth2|…``, e-mail addresses),
    each ``--ops`` operations with ``--think-ms`` (mean, exponential) between them: chat turns through the LangGraph
    API (``runs.stream``, ``messages-tuple``), memory adds (with ``at``, so a retried add is the same memory) and
-   searches through the HTTP API, ``add_memory`` and ``search_memories`` MCP tool calls. Latency and throughput
-   come from this phase;
+   searches through the HTTP API, ``add_memory`` (with ``at`` too) and ``search_memories`` MCP tool calls.
+   Latency and throughput come from this phase;
 3. *kills* (``--kills`` > 0): the same clients again, while the server is SIGKILLed (its process group, no
    shutdown) at random moments (3-10 s after it is up) and started again; a client retries what failed (a
-   connection error, a 5xx, a run that ended in an error) until it is answered. An MCP add with no answer is
-   checked for before it is retried (it has no ``at``).
+   connection error, a 5xx, a run that ended in an error) until it is answered. Every retry is the same operation:
+   an add (HTTP or MCP) has its ``at``, a chat turn its message id (a turn answered by an attempt the client lost
+   is found in the thread).
 
 Then every user's memories (all statuses) are checked against what that user said: ``lost`` counts the statements
 of answered turns and the returned adds that are not among the user's memories, plus answered turns missing from
-their thread's state; ``duplicated`` the returned adds stored more than once; ``leaked`` memories (in a list or a
-search result) of another user; ``outbox_left`` the outbox entries still waiting. ``lost_after_kill`` is ``lost``
+their thread's state; ``turns_repeated`` the user messages in a thread more than once (a retried turn run twice);
+``duplicated`` the returned adds stored more than once; ``leaked`` memories (in a list or a search result) of another
+user; ``outbox_left`` the outbox entries still waiting. ``lost_after_kill`` is ``lost``
 for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no answer within ``--op-timeout``.
 """
 
@@ -230,10 +232,8 @@ class Client:
             raise OpError(f"MCP {tool}: {text[:300]}")
         return json.loads(text)
 
-    async def mcp_add(self, text: str, first: bool) -> None:
-        if not first and any(m["text"] == text for m in await self.memories()):
-            return  # the unanswered attempt landed: do not add it twice
-        out = await self.mcp("add_memory", {"text": text})
+    async def mcp_add(self, text: str, at: str) -> None:
+        out = await self.mcp("add_memory", {"text": text, "at": at})  # with ``at``: a retry is the same memory
         _check_owner(self.run, self.i, self.user, [out])
 
     async def mcp_search(self, query: str) -> None:
@@ -243,16 +243,20 @@ class Client:
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.user}/{self.turns // TURNS_PER_THREAD}"))
 
     async def chat(self, message: str, thread_id: str) -> None:
+        """One turn; its message id is the same on every attempt, so a retry (or the server's own re-run of a run
+        a kill cut off) of a turn that was answered changes nothing and is found answered in the thread."""
         from langgraph_sdk import get_client
 
         client = get_client(url=self.run.server.url, timeout=120.0)
+        message_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread_id}/{message}"))
         try:
             warnings.filterwarnings("ignore", message="Reconnecting without a Last-Event-ID")  # a kill: retried
-            # the in-memory runtime may have lost the thread's row in a kill (its checkpoints are in Redis)
-            await client.threads.create(thread_id=thread_id, if_exists="do_nothing")
+            # the in-memory runtime may have lost the thread's row in a kill (its checkpoints are in Redis): a row
+            # made again without its graph reads as an empty thread, so it is made with it
+            await client.threads.create(thread_id=thread_id, if_exists="do_nothing", graph_id="palace")
             answered, error = False, None
             async for part in client.runs.stream(
-                    thread_id, "palace", input={"messages": [{"role": "user", "content": message}]},
+                    thread_id, "palace", input={"messages": [{"role": "user", "content": message, "id": message_id}]},
                     context={"user_id": self.user, "session_id": thread_id}, stream_mode="messages-tuple",
                     multitask_strategy="enqueue"):  # type: ignore[call-overload]
                 if part.event == "error":
@@ -260,6 +264,12 @@ class Client:
                 elif part.event == "messages" and isinstance(part.data, list) and len(part.data) == 2:
                     msg, meta = part.data
                     answered = answered or (meta.get("langgraph_node") == "respond" and bool(msg.get("content")))
+            if error is None and not answered:  # a repeat: the turn was answered by an attempt the client lost
+                values: Any = (await client.threads.get_state(thread_id))["values"] or {}
+                messages = values.get("messages", [])
+                at = next((k for k, m in enumerate(messages) if m.get("id") == message_id), None)
+                answered = at is not None and any(m.get("type") == "ai" and m.get("content")
+                                                  for m in messages[at + 1:])
         except httpx.HTTPStatusError as exc:
             code = exc.response.status_code
             if code >= 500 or code in (404, 409):
@@ -292,7 +302,7 @@ class Client:
                 elif kind == "api_add":
                     await self.api_add(text, at)
                 elif kind == "mcp_add":
-                    await self.mcp_add(text, attempt == 0)
+                    await self.mcp_add(text, at)
                 elif kind == "api_search":
                     await self.api_search(query)
                 else:
@@ -355,7 +365,7 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
 
     lg = get_client(url=run.server.url, timeout=120.0)
     lost: dict[str, int] = {"load": 0, "kills": 0}
-    duplicated = history_missing = 0
+    duplicated = history_missing = repeated = 0
     for c in clients:
         said = run.said[c.user]
         stored = await c.memories()
@@ -369,17 +379,20 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
         threads: dict[str, list[str]] = {}
         for thread, message, phase in said.turns:
             if thread not in threads:
-                await lg.threads.create(thread_id=thread, if_exists="do_nothing")
+                await lg.threads.create(thread_id=thread, if_exists="do_nothing", graph_id="palace")
                 state = await lg.threads.get_state(thread)
                 values: Any = state["values"] or {}
                 threads[thread] = [str(m.get("content")) for m in values.get("messages", [])
                                    if m.get("type") == "human"]
+                repeated += len(threads[thread]) - len(set(threads[thread]))
             if message not in threads[thread]:
                 history_missing += 1
                 lost[phase] += 1
-                run.errors.append(f"{c.user}: turn {message!r} missing from thread {thread} ({phase})")
+                held = [tag.group(0) if (tag := TAG.search(m)) else m[:20] for m in threads[thread]]
+                run.errors.append(f"{c.user}: turn {message!r} missing from thread {thread} ({phase}); it holds "
+                                  f"{held}")
     return {"lost": lost["load"] + lost["kills"], "lost_after_kill": lost["kills"], "duplicated": duplicated,
-            "history_missing": history_missing}
+            "history_missing": history_missing, "turns_repeated": repeated}
 
 
 def _outbox_left(env: dict[str, str], users: list[str]) -> int:
@@ -444,7 +457,8 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "p95_ms": round(percentile(every, 95), 1) if every else 0.0,
             "throughput_ops_s": round(load_ops / wall, 2) if wall else 0.0,
             "kills": killed, "lost_after_kill": checks["lost_after_kill"], "duplicated": checks["duplicated"],
-            "history_missing": checks["history_missing"], "retries": run.retries,
+            "history_missing": checks["history_missing"], "turns_repeated": checks["turns_repeated"],
+            "retries": run.retries,
             "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load),
             "search_p95_ratio": round(load_p95 / alone_p95, 2) if alone_p95 else 0.0,
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
@@ -527,7 +541,8 @@ def report(r: dict[str, Any]) -> str:
             f"{r['duplicated']} duplicated; p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
             f"{r['throughput_ops_s']} ops/s. Search p95 alone {s[0]['p95_ms']} ms, under load {s[1]['p95_ms']} ms "
             f"({r['search_p95_ratio']}x). {r['kills']} SIGKILLs (restart p50 {r['restart_s']['p50_ms'] / 1000:.1f} s):"
-            f" {r['lost_after_kill']} lost after a kill, {r['outbox_left']} outbox entries left")
+            f" {r['lost_after_kill']} lost after a kill, {r.get('turns_repeated', 0)} turns repeated, "
+            f"{r['outbox_left']} outbox entries left")
 
 
 def _child(data_dir: str, port: str) -> int:

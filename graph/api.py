@@ -207,7 +207,7 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
     check_id("user id", user_id, max_length=s.max_id_length)
     text = without_preamble(check_text("memory text", text, max_chars=s.max_message_chars))  # the fact itself
     tz = ZoneInfo(s.timezone)
-    when = parse_timestamp(at, tz) if at else datetime.now(tz)
+    when = parse_timestamp(at, tz) if at is not None else datetime.now(tz)  # "" is a bad time, not now
     ts = int(when.timestamp() * 1000)
     memory = Memory(id=memory_id(user_id, f"manual:{ts}:{text}"), text=text, detail=text, user_id=user_id,
                     session_id="manual", timestamp=ts,

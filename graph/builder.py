@@ -22,7 +22,7 @@ from graph.state import InputState, State
 from nodes.archive import make_archive
 from nodes.confirm import make_confirm
 from nodes.fact_check import make_fact_check
-from nodes.ingest import make_ingest
+from nodes.ingest import after_ingest, make_ingest
 from nodes.recall import make_recall
 from nodes.respond import make_respond, route_after_respond
 from nodes.tools import make_task_tools, make_tool_node
@@ -48,7 +48,7 @@ def build_graph(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     builder.add_node("archive", make_archive(deps))
     builder.add_node("confirm", make_confirm(deps))
     builder.add_edge(START, "ingest")
-    builder.add_edge("ingest", "recall")
+    builder.add_conditional_edges("ingest", after_ingest, {"recall": "recall", "end": END})  # "end": a repeat
     builder.add_edge("recall", "respond")
     builder.add_edge("recall", "fact_check")
     builder.add_conditional_edges("respond", route_after_respond, ["tools", "answered"])

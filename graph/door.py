@@ -246,8 +246,8 @@ class LocalDoor:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
 
-    def add(self, user_id: str, text: str, *, important: bool = False) -> JSON:
-        return add(self.deps, user_id, text, important=important)
+    def add(self, user_id: str, text: str, *, important: bool = False, at: str | None = None) -> JSON:
+        return add(self.deps, user_id, text, at=at, important=important)
 
     def search(self, user_id: str, query: str, *, limit: int | None = None) -> list[JSON]:
         return search(self.deps, user_id, query, limit=limit)

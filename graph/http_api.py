@@ -33,6 +33,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -42,7 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from graph import door
 from graph.deps import Deps, process_deps
 from graph.mcp_server import build_mcp, user_from_query
-from graph.overload import Overloaded, within
+from graph.overload import GuardLangGraphRoutes, Overloaded, within
 from memory.errors import (
     ConfigurationError,
     InvalidInputError,
@@ -291,7 +292,10 @@ def create_app(deps: Deps) -> Starlette:
         Route("/palace/mcp", mcp_app, methods=["GET", "POST", "DELETE"]),
         Route("/palace/ui", lambda request: RedirectResponse("/palace/ui/")),
         Mount("/palace/ui", StaticFiles(directory=WEB, html=True)),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, middleware=[
+        # the server applies this app's middleware to every route: LangGraph's /threads and /runs answer in time too
+        Middleware(GuardLangGraphRoutes, limits=lambda: (deps.settings.request_timeout_s, deps.settings.retry_after_s)),
+    ])
     app.state.deps = deps  # the stores it serves (one per process in the server: graph.deps.process_deps)
     return app
 

@@ -28,7 +28,7 @@ JSON = dict[str, Any]
 class MemoryDoor(Protocol):
     """The memory operations one user's tools call (``graph.door.LocalDoor`` or ``graph.client.PalaceClient``)."""
 
-    def add(self, user_id: str, text: str, *, important: bool = False) -> JSON: ...
+    def add(self, user_id: str, text: str, *, important: bool = False, at: str | None = None) -> JSON: ...
     def search(self, user_id: str, query: str, *, limit: int | None = None) -> list[JSON]: ...
     def memories(self, user_id: str, status: str = "active") -> list[JSON]: ...
     def forget(self, user_id: str, ids: list[str]) -> JSON: ...
@@ -67,9 +67,12 @@ def build_mcp(door: MemoryDoor, user_of: UserOf, *, limits: Limits | None = None
         return json.dumps(result, ensure_ascii=False)
 
     @mcp.tool(description="Store a fact the user stated, as their memory (no fact-check: the user is the "
-                          "authority). important=true makes it rank as if twice as relevant. Returns the memory.")
-    async def add_memory(text: str, ctx: Context, important: bool = False) -> str:
-        return await call(ctx, lambda user: door.add(user, text, important=important))
+                          "authority). important=true makes it rank as if twice as relevant. at: when it was "
+                          "said, ISO 8601 (2026-06-19T12:30+08:00; without an offset, the server's time zone), "
+                          "for facts from the past; unset: now. The same text at the same time is the same "
+                          "memory, so a retried add with 'at' is stored once. Returns the memory.")
+    async def add_memory(text: str, ctx: Context, important: bool = False, at: str | None = None) -> str:
+        return await call(ctx, lambda user: door.add(user, text, important=important, at=at))
 
     @mcp.tool(description="The user's memories ranked for a query (hybrid dense + BM25 relevance, time intent, "
                           "decay, importance), each with its score's parts: score = relevance x decay x weight x "

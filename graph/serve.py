@@ -12,12 +12,15 @@ import signal
 import sys
 import threading
 import time
+import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 from graph import endpoint
+from graph.settings import Settings, get_settings
 from memory.embedded import ServiceStatus
-from memory.errors import ConfigurationError
+from memory.errors import ConfigurationError, one_line
 
 ROOT = Path(__file__).resolve().parent.parent
 # The project's langgraph.json with the paths made absolute (tests/unit checks the two agree).
@@ -111,16 +114,27 @@ def _serve(data_dir: Path, host: str, port: int, config: dict[str, Any] | None, 
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     stop = threading.Event()
 
+    c = server_config(config)
+    graphs = list(c["graphs"])
+
     def publish() -> None:
         while not stop.is_set():
             if endpoint.healthy(url, timeout_s=1):
+                if len(graphs) == 1:  # before the endpoint is published: the CLI finds every thread there
+                    try:
+                        n = restore_thread_rows(url, graphs[0], checkpoint_threads(get_settings()))
+                    except Exception as exc:  # the server runs on; a client can still make its thread again
+                        print(f"palace: thread rows not restored: {one_line(exc)}", file=sys.stderr, flush=True)
+                    else:
+                        if n:
+                            print(f"palace: {n} thread rows made again from their checkpoints (lost in a crash)",
+                                  flush=True)
                 endpoint.write(data_dir, url)
                 print(banner(data_dir, url), flush=True)
                 return
             time.sleep(0.2)
 
     threading.Thread(target=publish, name="palace-endpoint", daemon=True).start()
-    c = server_config(config)
     # uvicorn restores the handlers it found and raises the signal it caught again once it has shut down: with
     # the default SIGTERM action the process would die there, before the endpoint file is removed.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
@@ -131,6 +145,46 @@ def _serve(data_dir: Path, host: str, port: int, config: dict[str, Any] | None, 
         stop.set()
         endpoint.remove(data_dir)
     return 0
+
+
+def checkpoint_threads(settings: Settings) -> list[str]:
+    """The thread ids the Redis checkpointer holds checkpoints for."""
+    from graph.resources import redis_url, saver_config
+    from memory.checkpoint import RedisSaver
+    from memory.redis_cluster import open_redis
+
+    client = open_redis(redis_url(settings), cluster=settings.redis_cluster)
+    try:
+        saver = RedisSaver(client, config=saver_config(settings))
+        return sorted(t.decode() if isinstance(t, bytes) else str(t) for t in client.smembers(saver.threads_key()))
+    finally:
+        client.close()
+
+
+def restore_thread_rows(url: str, graph_id: str, thread_ids: Iterable[str], timeout_s: float = 10.0) -> int:
+    """Make again the thread rows LangGraph's in-memory runtime lost in a crash (it saves them every 10 s; the
+    checkpoints are in Redis): a thread without its row is not found, and a row without its graph reads as an empty
+    thread. Returns how many rows were made or given their graph."""
+    import httpx
+
+    restored = 0
+    with httpx.Client(base_url=url, timeout=timeout_s) as http:
+        for tid in thread_ids:
+            try:
+                uuid.UUID(tid)
+            except ValueError:
+                continue  # the CLI's threads (cli:<user>:<session>) are not the server's
+            r = http.get(f"/threads/{tid}")
+            if r.status_code == 404:
+                http.post("/threads", json={"thread_id": tid, "if_exists": "do_nothing",
+                                            "metadata": {"graph_id": graph_id}}).raise_for_status()
+            elif r.status_code == 200 and not (r.json().get("metadata") or {}).get("graph_id"):
+                http.patch(f"/threads/{tid}", json={"metadata": {"graph_id": graph_id}}).raise_for_status()
+            else:
+                r.raise_for_status()
+                continue
+            restored += 1
+    return restored
 
 
 def server_status(data_dir: Path) -> ServiceStatus:

@@ -82,9 +82,10 @@ class Settings(BaseSettings):
     model_timeout_s: float = Field(default=60.0, gt=0, description="Per model request; local servers can hang.")
     model_max_retries: int = Field(default=1, ge=0)
     request_timeout_s: float = Field(default=120.0, gt=0, description="palace serve answers every memory API "
-                                     "request and MCP tool call within this: one still waiting (the model "
-                                     "saturated, a store slow or down) gets HTTP 503 with Retry-After, an MCP "
-                                     "tool error, the CLI's exit 3. The work itself goes on.")
+                                     "request, MCP tool call and LangGraph /threads and /runs request within "
+                                     "this: one still waiting (the model saturated, a store slow or down) gets "
+                                     "HTTP 503 with Retry-After, an MCP tool error, the CLI's exit 3. The work "
+                                     "itself goes on.")
     retry_after_s: int = Field(default=5, gt=0, description="The Retry-After of a 503 (overloaded, a store down).")
     max_output_tokens: int = Field(default=512, gt=0)
     chat_context_tokens: int | None = Field(

@@ -99,4 +99,8 @@ class State(InputState):
     degraded: NotRequired[dict[str, Any]]
     unrecorded_usage: NotRequired[list[dict[str, Any]]]  # ledger rows to retry, kept across turns
     unrecorded_events: NotRequired[list[dict[str, Any]]]  # memory events PostgreSQL refused, retried next turn
+    # The id of the user's message whose turn wrote its answer and memories. A run whose message repeats that id (a
+    # client's retry, a run the server runs again after a crash) is a repeat: it changes nothing (``repeat``).
+    answered: NotRequired[str | None]
+    repeat: NotRequired[bool]
 

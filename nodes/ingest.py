@@ -1,6 +1,11 @@
 """ingest: check the user's message, resolve who and when, and push it to short-term memory first.
 
 Pushing before any model call means a failing model never loses what the user said.
+
+A turn is idempotent by its message id: a message whose id is already in the thread (``add_messages`` replaces it
+in place) is a client's retry or a run the server runs again after a crash. If that turn wrote its answer, the run
+is a repeat and changes nothing; if it was cut off, what it left after the message is removed and it runs again.
+So a retried turn is never in the thread twice, and never pushes older turns out of the thread's window.
 """
 
 from __future__ import annotations
@@ -8,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
@@ -33,6 +38,15 @@ def _session(ctx: Context) -> str:
     return str(thread)
 
 
+def _last_human(messages: list[AnyMessage]) -> int | None:
+    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
+
+
+def after_ingest(state: State) -> str:
+    """A repeat of an answered turn ends here; any other turn goes on to recall."""
+    return "end" if state.get("repeat") else "recall"
+
+
 def make_ingest(deps: Deps) -> Any:
     def ingest(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         s = deps.settings
@@ -42,9 +56,14 @@ def make_ingest(deps: Deps) -> Any:
         tz_name = ctx.timezone or s.timezone
         tz = zone(tz_name)
         messages = state.get("messages") or []
-        if not messages or not isinstance(messages[-1], HumanMessage):
+        i = _last_human(messages)
+        if i is None:
             raise InvalidInputError("a turn starts with the user's message (a human message last in 'messages')")
-        text = check_text("message", messages[-1].text, max_chars=s.max_message_chars)
+        human, after = messages[i], messages[i + 1:]
+        if after and human.id and state.get("answered") == human.id:
+            return {"repeat": True}  # this message's turn is answered and written: nothing to do again
+        removals = [RemoveMessage(id=m.id) for m in after if m.id]  # what a cut-off run of this turn left
+        text = check_text("message", human.text, max_chars=s.max_message_chars)
         at = state.get("at")
         now = parse_timestamp(at, tz) if at else datetime.now(tz)
         now_ms = int(now.timestamp() * 1000)
@@ -54,6 +73,7 @@ def make_ingest(deps: Deps) -> Any:
         prefetch_query(deps, turn)  # the answer comes first: recall's embedding starts now,
         prefetch_extraction(deps, ctx, turn)  # and the memory work beside recall
         return {"turn": turn, "tool_rounds": 0, "usage": Overwrite([]), "verdicts": [], "extraction": None,
+                "repeat": False, "answered": None, **({"messages": removals} if removals else {}),
                 "used": [], "confirmations": [],
                 "degraded": {},
                 "archive": None, "needs_archive": pushed.needs_archive, "at": None, "important": bool(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langchain_core.messages import RemoveMessage
+from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
 from graph.context import Context
@@ -160,7 +160,9 @@ def make_write(deps: Deps) -> Any:
         # The thread keeps only its recent messages: the session lives in short-term memory, the rest in Qdrant.
         old = state["messages"][:-s.state_messages_keep]
         removals = [RemoveMessage(id=m.id) for m in old if m.id]
+        asked = next((m.id for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None)
         return {"used": used, "needs_archive": needs_archive, "messages": removals, "degraded": degraded,
+                "answered": asked,
                 "unrecorded_usage": unrecorded, "unrecorded_events": unrecorded_events}
 
     return write

@@ -442,3 +442,36 @@ def test_a_model_that_times_out_in_fact_check_costs_no_fact(redis_server_url: st
         assert told.answer
         texts = [m.text for m in agent.deps.long_term().scroll("u", statuses=("active",))]
         assert any("E12345678" in t for t in texts), texts
+
+
+def test_a_retried_turn_with_the_same_message_id_is_in_the_thread_once(agent: Agent) -> None:
+    """A client's retry, or the server's own re-run of a run a crash cut off, sends the same message (same id):
+    answered, it changes nothing; cut off before its answer was written, it runs again in its place. Either way the
+    thread holds the turn once, so retries never push answered turns out of the thread's window."""
+    from langchain_core.messages import HumanMessage
+
+    graph = compiled(agent.deps)
+    config: Any = {"configurable": {"thread_id": thread_id("rt", "s")}}
+    ctx = Context(user_id="rt", session_id="s")
+
+    def human() -> list[str]:
+        return [m.text for m in graph.get_state(config).values["messages"] if m.type == "human"]
+
+    graph.invoke({"messages": [HumanMessage("My locker code is 4411.", id="m1")]}, config, context=ctx)
+    calls = len(agent.models.model.calls)
+    graph.invoke({"messages": [HumanMessage("My locker code is 4411.", id="m1")]}, config, context=ctx)
+    values = graph.get_state(config).values
+    assert human() == ["My locker code is 4411."] and values["repeat"] is True
+    assert [m.type for m in values["messages"]] == ["human", "ai"]
+    assert len(agent.models.model.calls) == calls  # no model call for a repeat
+    # cut off after the answer, before it was written: the same message runs the turn again, in its place
+    graph.invoke({"messages": [HumanMessage("My gate code is 9120.", id="m2")]}, config, context=ctx,
+                 interrupt_after=["respond"])
+    graph.invoke({"messages": [HumanMessage("My gate code is 9120.", id="m2")]}, config, context=ctx)
+    values = graph.get_state(config).values
+    assert human() == ["My locker code is 4411.", "My gate code is 9120."]
+    assert [m.type for m in values["messages"]] == ["human", "ai", "human", "ai"]
+    assert values["answered"] == "m2" and values["repeat"] is False
+    # a new message id is a new turn, even with the same words
+    graph.invoke({"messages": [HumanMessage("My gate code is 9120.", id="m3")]}, config, context=ctx)
+    assert human() == ["My locker code is 4411.", "My gate code is 9120.", "My gate code is 9120."]

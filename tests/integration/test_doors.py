@@ -156,3 +156,33 @@ def test_doctor_route_checks_the_stores_the_server_holds(served: tuple[Agent, Te
     assert agent.deps.resources.redis.ping() and api.get("/palace/api/users/u/memories").status_code == 200
     with agent.deps.resources.pool.connection() as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+async def test_mcp_add_memory_takes_at_like_the_http_api(served: tuple[Agent, TestClient]) -> None:
+    """``at`` (ISO 8601) on the MCP tool as on the HTTP API: the memory's time, a retried add with the same ``at``
+    stored once, and a bad ``at`` the same typed error (a tool error; a 400 over HTTP), never a traceback."""
+    from mcp import Client
+
+    from graph.mcp_server import build_mcp
+
+    agent, api = served
+    user = "auth0|at-1"
+    async with Client(build_mcp(LocalDoor(agent.deps), lambda ctx: user)) as mcp:
+        args = {"text": "My old flat was on Elm Street", "at": "2024-03-01T09:30+08:00"}
+        first = json.loads((await mcp.call_tool("add_memory", args)).content[0].text)
+        again = json.loads((await mcp.call_tool("add_memory", args)).content[0].text)
+        assert first["timestamp"] == 1709256600000 and again["id"] == first["id"]
+        listed = json.loads((await mcp.call_tool("list_memories", {})).content[0].text)
+        assert [m["text"] for m in listed] == ["My old flat was on Elm Street"]
+        over_http = api.post("/palace/api/users/auth0%7Cat-1/memories", json={"text": "My bike is red",
+                                                                                "at": "last tuesday"})
+        assert over_http.status_code == 400
+        for bad in ("last tuesday", "", "2024-13-01", "3024-01-01"):
+            out = await mcp.call_tool("add_memory", {"text": "My bike is red", "at": bad})
+            text = out.content[0].text  # type: ignore[union-attr]
+            assert out.is_error and "timestamp" in text and "Traceback" not in text, text
+        out = await mcp.call_tool("add_memory", {"text": "My bike is red", "at": "last tuesday"})
+        assert out.content[0].text.endswith(": " + over_http.json()["detail"])  # type: ignore[union-attr]
+        wrong_type = await mcp.call_tool("add_memory", {"text": "My bike is red", "at": 20240301})
+        assert wrong_type.is_error and "Traceback" not in wrong_type.content[0].text  # type: ignore[union-attr]
+        assert json.loads((await mcp.call_tool("list_memories", {})).content[0].text) == listed  # nothing stored
