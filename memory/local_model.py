@@ -238,16 +238,19 @@ class LocalModelServer:
             return self._start(timeout_s)
 
     def _model(self) -> Path:
+        unset = "or set PALACE_CHAT_MODEL / PALACE_CHAT_BASE_URL"
         if self.model_path:
             if not self.model_path.is_file():
-                raise ConfigurationError(f"PALACE_LOCAL_MODEL_PATH {self.model_path} is not a file; unset it to "
-                                         f"serve the bundled {self.bundled.name} model")
+                raise ConfigurationError(
+                    f"no chat model configured and no local model installed: PALACE_LOCAL_MODEL_PATH "
+                    f"{self.model_path} is not a file; unset it to serve the bundled {self.bundled.name} model "
+                    f"({self.bundled.install_hint}), {unset}")
             return self.model_path
         try:
             return model_file(self.bundled)
         except ModelNotInstalledError as exc:
-            raise ModelNotInstalledError(f"no chat model configured and {exc}, or set PALACE_CHAT_MODEL / "
-                                         "PALACE_CHAT_BASE_URL") from exc
+            raise ModelNotInstalledError(f"no chat model configured and no local model installed: {exc}, "
+                                         f"{unset}") from exc
 
     def _start(self, timeout_s: float) -> str:
         model = self._model()
