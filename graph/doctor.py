@@ -21,7 +21,8 @@ from graph.settings import Settings
 from memory import postgres
 from memory.edge import EdgeClient
 from memory.embeddings import make_embeddings
-from memory.errors import PalaceError, one_line, redact_url
+from memory.errors import ConfigurationError, PalaceError, one_line, redact_url
+from memory.local_model import LocalModelServer, model_parts
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -52,6 +53,22 @@ def _check(name: str, where: Callable[[], str], probe: Callable[[], str]) -> Che
                      round((time.perf_counter() - start) * 1000, 1))
 
 
+def _local_model_check(settings: Settings) -> Check:
+    """Which local model is selected and whether its file (or its wheels' parts) is there; nothing is started."""
+    server = LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model)
+
+    def probe() -> str:
+        if server.model_path:
+            if not server.model_path.is_file():
+                raise ConfigurationError(f"PALACE_LOCAL_MODEL_PATH {server.model_path} is not a file")
+            found = "file found"
+        else:
+            found = f"{len(model_parts(server.bundled))} of {server.bundled.parts} parts installed"
+        url = server.running_url()
+        return found + (f", serving at {url}" if url else ", not running (starts on first use)")
+    return _check("local model", server.describe, probe)
+
+
 def run_checks(settings: Settings, resources: Resources | None = None,
                models: ModelProvider | None = None) -> list[Check]:
     """Each component, checked live. ``resources`` (the server's): its open stores are probed and left open;
@@ -77,6 +94,8 @@ def run_checks(settings: Settings, resources: Resources | None = None,
             return f"answered {reply.text[:40]!r}"
         return _check(name, where, probe)
 
+    if not settings.chat_model:
+        out.append(_local_model_check(settings))
     out.append(model_check("chat", models.chat))
     out.append(model_check("verifier", models.verifier))
     def embed_probe() -> str:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, SecretStr
 
 from graph.settings import Settings
 from memory.errors import ConfigurationError, ServiceUnavailableError
-from memory.local_model import MODEL_ALIAS, LocalModelServer
+from memory.local_model import LOCAL_ALIASES, LocalModelServer
 from memory.tokens import count_chat, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
@@ -66,8 +66,8 @@ class OpenAIModels:
     def local(self) -> _Endpoint:
         """The zero-config model: the local llama-server (started, or reused across processes)."""
         s = self.settings
-        url = LocalModelServer(s.data_dir, s.local_model_path).ensure()
-        return _Endpoint(MODEL_ALIAS, url, None, local=True)
+        server = LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
+        return _Endpoint(server.alias, server.ensure(), None, local=True)
 
     def verifier(self, name: str | None = None) -> BaseChatModel:
         s = self.settings
@@ -155,8 +155,8 @@ class AsyncPlainCompletions(openai.resources.chat.AsyncCompletions):
 
 
 def is_small_local(model: BaseChatModel) -> bool:
-    """The bundled local model (or another GGUF served in its place): small, needs the compact prompts."""
-    return describe(model)[0] == MODEL_ALIAS
+    """A bundled local model (or another GGUF served in its place): small, needs the compact prompts."""
+    return describe(model)[0] in LOCAL_ALIASES
 
 
 def uses_compact(settings: Settings, model: BaseChatModel) -> bool:

@@ -222,9 +222,9 @@ class Resources:
 
 
 def _uses_local_model(settings: Settings) -> bool:
-    from memory.local_model import LocalModelServer
+    from memory.local_model import running_endpoints
 
-    return not settings.chat_model or LocalModelServer(settings.data_dir).running_url() is not None
+    return not settings.chat_model or bool(running_endpoints(settings.data_dir))
 
 
 def _embedded_qdrant(settings: Settings) -> EdgeQdrant | LocalQdrant:
@@ -269,7 +269,7 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
     if _uses_local_model(settings):
         from memory.local_model import LocalModelServer
 
-        out.append(LocalModelServer(settings.data_dir, settings.local_model_path).status())
+        out.append(LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model).status())
     return out
 
 
@@ -289,7 +289,7 @@ def start_services(settings: Settings) -> list[str]:
     if not settings.chat_model:
         from memory.local_model import LocalModelServer
 
-        LocalModelServer(settings.data_dir, settings.local_model_path).ensure()
+        LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model).ensure()
         done.append("chat model")
     return done
 
@@ -304,8 +304,8 @@ def stop_services(settings: Settings) -> list[str]:
     if not settings.database_url and EmbeddedPostgres(settings.data_dir).stop():
         stopped.append("PostgreSQL")
     if _uses_local_model(settings):
-        from memory.local_model import LocalModelServer
+        from memory.local_model import stop_all
 
-        if LocalModelServer(settings.data_dir).stop():
+        if stop_all(settings.data_dir):
             stopped.append("chat model")
     return stopped

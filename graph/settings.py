@@ -15,6 +15,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from graph.endpoint import default_data_dir
 from memory.temporal import zone
 
+LOCAL_MODELS = ("0.5b", "1.5b")  # memory/local_model.py's BUNDLED, named here so settings import no model code
+
 
 def _default_data_dir() -> Path:
     return default_data_dir()
@@ -71,8 +73,12 @@ class Settings(BaseSettings):
     verifier_model: str | None = Field(default=None, description="The fact-check verifier; unset: the chat model.")
     verifier_base_url: str | None = None
     verifier_api_key: SecretStr | None = None
+    local_model: Literal["0.5b", "1.5b"] = Field(
+        default="0.5b", description="The bundled model the local server runs when no chat model is set: 0.5b "
+        "(Qwen2.5-Coder-0.5B-Instruct, the local extra) or 1.5b (Qwen2.5-Coder-1.5B-Instruct, the local-large "
+        "extra).")
     local_model_path: Path | None = Field(default=None, description="A GGUF for the local server started when "
-                                          "no chat model is set; unset: the bundled Qwen2.5-Coder-0.5B-Instruct.")
+                                          "no chat model is set, instead of PALACE_LOCAL_MODEL's.")
     local_model_max_tokens: int = Field(default=256, gt=0, description="Output cap of the local model.")
     local_model_timeout_s: float = Field(default=300.0, gt=0, description="Per request to the local model: on 2 "
                                          "busy cores a long message or an archive summary takes minutes, not the "
@@ -189,6 +195,15 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("local_model", mode="before")
+    @classmethod
+    def _bundled_model(cls, value: object) -> object:
+        name = value.strip().lower() if isinstance(value, str) else value
+        if name not in LOCAL_MODELS:
+            raise ValueError(f"PALACE_LOCAL_MODEL must be one of {', '.join(LOCAL_MODELS)} (the bundled models), "
+                             f"got {value!r}; PALACE_LOCAL_MODEL_PATH serves any other GGUF")
+        return name
 
     @field_validator("timezone", "inspector_timezone")
     @classmethod
