@@ -212,6 +212,7 @@ def report(r: dict[str, Any]) -> str:
     langs = ", ".join(f"{code} now {f['recall_now_top1']}% / before {f['recall_before_top5']}%"
                       for code, f in r["by_lang"].items())
     return (f"{r['model']} on {r['split']}: {r['cases']} scenarios, recall now@1 {pct('recall_now_top1')}, "
-            f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
+            f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, "
+            f"answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
             f"{r['fragments']} fragments, failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")

@@ -452,6 +452,7 @@ def make_fact_check(deps: Deps) -> Any:
                                numbered, gates)
             verdicts.update(zip(ask, judged, strict=True))
         changed = stated_changes([verdicts[n] for n in range(len(cands))], far, gates, links)
-        return {"verdicts": with_links(changed, far, links, deps.links().entity_cosine), "usage": usage, "extraction": parsed_as}
+        return {"verdicts": with_links(changed, far, links, deps.links().entity_cosine), "usage": usage,
+                "extraction": parsed_as}
 
     return fact_check
