@@ -12,9 +12,7 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -36,22 +34,13 @@ from graph.client import sse_events
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.postgres import TaskStore, open_pool
 from memory.validation import id_to_label
+from tests.e2e.serving import palace, palace_serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PALACE_TEST_ARTIFACTS", ROOT / "test-artifacts"))
 ALICE, BOB, CAROL, DAVE = "auth0|a1", "google-oauth2|b2", "carol.k@example.com", "auth0|d4"
 BREAK = "please-break-the-stream"  # a prompt with it makes the model server die after two words
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _palace() -> str:
-    return shutil.which("palace", path=str(Path(sys.executable).parent)) or "palace"
 
 
 @dataclass
@@ -68,7 +57,7 @@ class Served:
         return r.json() if r.headers["content-type"].startswith("application/json") else r.text
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([_palace(), *args], env=self.env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([palace(), *args], env=self.env, capture_output=True, text=True, timeout=120)
         if check and done.returncode != 0:
             raise AssertionError(f"palace {' '.join(args)}: exit {done.returncode}: {done.stderr}")
         return done
@@ -83,34 +72,16 @@ def model() -> Iterator[FixedLatencyModel]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, model: FixedLatencyModel) -> Iterator[Served]:
     data_dir = tmp_path_factory.mktemp("served")
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PALACE_", "LANGGRAPH_", "LANGSMITH_"))}
     env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
             "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0",
             "PALACE_INSPECTOR_TIMEZONE": "Asia/Shanghai"}
-    log = data_dir / "serve.log"
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 150
-    while not (data_dir / "server.json").exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"palace serve did not start: {log.read_text()[-3000:]}")
-        time.sleep(0.3)
-    assert json.loads((data_dir / "server.json").read_text()) == {
-        "url": url, "pid": proc.pid, "started_at": pytest.approx(time.time(), abs=200)}
     try:
-        yield Served(data_dir, url, proc, env, model)
+        with palace_serve(data_dir, env) as (url, proc):
+            assert json.loads((data_dir / "server.json").read_text()) == {
+                "url": url, "pid": proc.pid, "started_at": pytest.approx(time.time(), abs=200)}
+            yield Served(data_dir, url, proc, env, model)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
         EmbeddedRedis(data_dir).stop()
         EmbeddedPostgres(data_dir).stop()
 
@@ -198,7 +169,7 @@ async def test_mcp_tools_act_for_the_connection_user(served: Served) -> None:
     # palace mcp on stdio goes through the running server (it owns the embedded Qdrant)
     from mcp import StdioServerParameters
 
-    params = StdioServerParameters(command=_palace(), args=["mcp", "--user", ALICE], env=served.env)
+    params = StdioServerParameters(command=palace(), args=["mcp", "--user", ALICE], env=served.env)
     async with Client(params) as stdio:
         listed = json.loads((await stdio.call_tool("list_memories", {})).content[0].text)
         assert alice_id in {m["id"] for m in listed} and all(m["user_id"] == ALICE for m in listed)
@@ -219,7 +190,7 @@ def _model_holds_after_the_first_word(served: Served) -> Iterator[threading.Even
 def test_chat_through_the_server_streams_the_answer_as_it_is_generated(served: Served) -> None:
     sent = len(served.model.words_sent)
     with _model_holds_after_the_first_word(served) as hold:
-        proc = subprocess.Popen([_palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session",
+        proc = subprocess.Popen([palace(), "chat", "I keep my bike in the garage.", "--user", DAVE, "--session",
                                  "s1"], env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert proc.stdout is not None
         # the first word is on the user's screen while the model has not generated the second one yet
@@ -256,7 +227,7 @@ def test_chat_through_the_server_under_ctrl_c_and_a_closed_pipe(served: Served) 
     """Ctrl-C while the answer streams: the one line and 130, and the server still finishes the turn (what the user
     said is remembered). A reader gone before the answer: 141, quietly."""
     with _model_holds_after_the_first_word(served):
-        proc = subprocess.Popen([_palace(), "chat", "My locker code is 5521.", "--user", DAVE, "--session", "s4"],
+        proc = subprocess.Popen([palace(), "chat", "My locker code is 5521.", "--user", DAVE, "--session", "s4"],
                                 env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert proc.stdout is not None and proc.stderr is not None
         assert os.read(proc.stdout.fileno(), 4096)  # the answer has begun, and is held there
@@ -268,7 +239,7 @@ def test_chat_through_the_server_under_ctrl_c_and_a_closed_pipe(served: Served) 
         assert time.monotonic() < deadline, "the interrupted turn was not finished by the server"
         time.sleep(0.3)
 
-    piped = subprocess.Popen([_palace(), "chat", "My gym is on Elm Street.", "--user", DAVE, "--session", "s5"],
+    piped = subprocess.Popen([palace(), "chat", "My gym is on Elm Street.", "--user", DAVE, "--session", "s5"],
                              env=served.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert piped.stdout is not None and piped.stderr is not None
     piped.stdout.close()  # `palace chat ... | head -0`

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from mcp.client.stdio import stdio_client
 
 from bench.model_server import FixedLatencyModel
 from tests.conftest import external_stack
-from tests.e2e.test_palace_serve import _free_port, _palace
+from tests.e2e.serving import palace, palace_serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.external]
 
@@ -34,7 +33,7 @@ class Server:
     env: dict[str, str]
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([_palace(), *args], env=self.env, capture_output=True, text=True, timeout=180)
+        return subprocess.run([palace(), *args], env=self.env, capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")
@@ -46,26 +45,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         env |= {"PALACE_DATA_DIR": str(data_dir), "PALACE_REDIS_URL": redis_url, "PALACE_DATABASE_URL": database_url,
                 "PALACE_KEY_PREFIX": prefix, "PALACE_SWEEP_INTERVAL_S": "0", "PALACE_CHAT_MODEL": "fixed",
                 "PALACE_CHAT_BASE_URL": model.url, "PALACE_CHAT_API_KEY": "unused", "PALACE_MODEL_MAX_RETRIES": "0"}
-        log = data_dir / "serve.log"
-        port = _free_port()
-        with open(log, "ab") as out:  # a file: not a terminal
-            proc = subprocess.Popen([_palace(), "serve", "--port", str(port)], env=env, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 150
-            while not (data_dir / "server.json").exists():
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"palace serve did not start: {log.read_text()[-3000:]}")
-                time.sleep(0.3)
-            yield Server(data_dir, f"http://127.0.0.1:{port}", log, env)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+        with palace_serve(data_dir, env) as (url, _):
+            yield Server(data_dir, url, data_dir / "serve.log", env)
 
 
 def test_the_log_in_a_file_is_plain_text_and_names_the_urls(server: Server) -> None:
@@ -85,7 +66,7 @@ def test_the_log_in_a_file_is_plain_text_and_names_the_urls(server: Server) -> N
 async def test_mcp_on_stdio_writes_no_request_log(server: Server, tmp_path: Path) -> None:
     added = json.loads(server.cli("memories", "add", "My dog is called Rex", "--user", "mcp-user", "--json").stdout)
     errors = tmp_path / "mcp.stderr"
-    params = StdioServerParameters(command=_palace(), args=["mcp", "--user", "mcp-user"], env=server.env)
+    params = StdioServerParameters(command=palace(), args=["mcp", "--user", "mcp-user"], env=server.env)
     with open(errors, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as mcp:  # through the server: it holds Qdrant
             listed = json.loads((await mcp.call_tool("list_memories", {})).content[0].text)
