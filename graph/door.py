@@ -29,6 +29,7 @@ from graph.manage import (
     resolve_id,
     restore_memory,
     show_memory,
+    unpin_memory,
 )
 from memory.errors import InvalidInputError, NotFoundError
 from memory.long_term import Memory
@@ -76,6 +77,10 @@ def show(deps: Deps, user_id: str, memory_id: str) -> JSON:
 
 def pin(deps: Deps, user_id: str, memory_id: str) -> JSON:
     return memory_json(pin_memory(deps, user_id, memory_id))
+
+
+def unpin(deps: Deps, user_id: str, memory_id: str) -> JSON:
+    return memory_json(unpin_memory(deps, user_id, memory_id))
 
 
 def forget(deps: Deps, user_id: str, ids: list[str]) -> JSON:

@@ -179,6 +179,9 @@ def create_app(deps: Deps) -> Starlette:
     async def pin(request: Request) -> Any:
         return await sync(door.pin, user(request), request.path_params["memory_id"])
 
+    async def unpin(request: Request) -> Any:
+        return await sync(door.unpin, user(request), request.path_params["memory_id"])
+
     async def forget_one(request: Request) -> Any:
         return await sync(door.forget, user(request), [request.path_params["memory_id"]])
 
@@ -256,6 +259,7 @@ def create_app(deps: Deps) -> Starlette:
         Route(u + "/memories/{memory_id}", api(show), methods=["GET"]),
         Route(u + "/memories/{memory_id}", api(forget_one), methods=["DELETE"]),
         Route(u + "/memories/{memory_id}/pin", api(pin), methods=["POST"]),
+        Route(u + "/memories/{memory_id}/pin", api(unpin), methods=["DELETE"]),
         Route(u + "/memories/{memory_id}/history", api(history), methods=["GET"]),
         Route(u + "/memories/{memory_id}/restore", api(restore), methods=["POST"]),
         Route(u + "/forget-all", api(forget_all), methods=["POST"]),

@@ -98,6 +98,15 @@ def pin_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
     return memory
 
 
+def unpin_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
+    """Undo a pin: decay weight 1.0 again (the weight of a memory nobody marked important)."""
+    full = resolve_id(deps, user_id, memory_id)
+    memory = deps.long_term().set_weight(user_id, full, 1.0)
+    record(deps, MemoryEvent(user_id=user_id, memory_id=full, event="unpinned", text=memory.text,
+                             reason="decay weight 1.0"))
+    return memory
+
+
 def memory_history(deps: Deps, user_id: str, memory_id: str) -> list[MemoryEvent]:
     """Every change to the memory (and those that name it: what superseded it, what was merged into it), oldest
     first. Forgotten memories keep one event without text."""

@@ -21,9 +21,9 @@ from memory.postgres import pg_unavailable, pool_url
 from memory.validation import check_id
 
 EventKind = Literal["created", "merged", "superseded", "disputed", "accepted", "rejected", "kept_both", "pinned",
-                    "forgotten", "restored", "imported", "follows"]
+                    "unpinned", "forgotten", "restored", "imported", "follows"]
 EVENT_KINDS: tuple[str, ...] = ("created", "merged", "superseded", "disputed", "accepted", "rejected", "kept_both",
-                                "pinned", "forgotten", "restored", "imported", "follows")
+                                "pinned", "unpinned", "forgotten", "restored", "imported", "follows")
 
 
 class MemoryEvent(BaseModel):

@@ -7,18 +7,33 @@ let user = new URLSearchParams(location.search).get("user") || "";
 
 function token() { return sessionStorage.getItem("palace-token") || ""; }
 
+// one call to the user's API; an error is thrown with the API's one-line detail (or the HTTP status)
 async function call(method, path, body) {
   const headers = { "Content-Type": "application/json" };
   if (token()) headers.Authorization = "Bearer " + token();
-  const r = await fetch(api + "/users/" + encodeURIComponent(user) + path,
-                        { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let r;
+  try {
+    r = await fetch(api + "/users/" + encodeURIComponent(user) + path,
+                    { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) { throw new Error(`cannot reach the palace server: ${e.message}`); }
   if (r.status === 401) { document.querySelector(".token").hidden = false; }
-  const data = (r.headers.get("content-type") || "").startsWith("application/json") ? await r.json() : await r.text();
-  if (!r.ok) throw new Error((data && data.detail) || r.statusText);
+  const json = (r.headers.get("content-type") || "").startsWith("application/json");
+  const data = json ? await r.json() : await r.text();
+  if (!r.ok) throw new Error(json && data && data.detail ? String(data.detail) : `HTTP ${r.status} ${r.statusText}`);
   return data;
 }
 
-function say(text, error) { const s = $("#status"); s.textContent = text; s.className = error ? "error" : ""; }
+// the status line: always one line (an error too), never a blank page
+function say(text, error) {
+  const s = $("#status");
+  s.textContent = String(text).replace(/\s+/g, " ").trim();
+  s.className = error ? "error" : "";
+}
+
+// run an action, saying what it did or the error it met
+async function act(what) {
+  try { say(await what()); } catch (e) { say(e.message, true); }
+}
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -63,7 +78,9 @@ async function loadMemories() {
   const body = $("#memories tbody");
   body.replaceChildren(...rows.map((r) => el("tr", { "data-id": r.id },
     el("td", {}, r.chain ? el("span", { class: "chain chain-" + r.chain, title: r.chain === "now" ? "newest memory about this subject" : "a newer memory about this subject follows it" }, r.chain + " ") : "",
-       el("span", { class: "text" }, r.text), " ", el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); showHistory(ev.target, r.id); } }, "history")),
+       el("span", { class: "text" }, r.text), " ",
+       el("a", { href: "#", class: "detail-link", onclick: (ev) => { ev.preventDefault(); act(() => showDetail(r.id)); } }, "details"),
+       el("a", { href: "#", class: "history-link", onclick: (ev) => { ev.preventDefault(); act(() => showHistory(ev.target, r.id)); } }, "history")),
     el("td", { class: "status-" + (r.status || "active") }, r.status || "active"),
     scoreCell(r), el("td", { class: "when" }, when(r.timestamp)), el("td", { class: "when" }, when(r.event_time)))));
   if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "5" }, q ? "nothing recalled" : "no memories")));
@@ -77,6 +94,83 @@ async function showHistory(link, id) {
     `${whenIso(e.at)} ${e.event}` + (e.related_id ? ` ${e.event === "follows" ? (e.memory_id === id ? "memory" : "— followed by") : "with"} ${(e.event === "follows" && e.memory_id !== id ? e.memory_id : e.related_id).slice(0, 8)}` : "") + (e.decision ? ` (verifier: ${e.decision})` : "") + (e.reason ? `: ${e.reason}` : ""))));
   if (!events.length) list.append(el("li", {}, "no recorded changes"));
   link.replaceWith(list);
+  return `history of ${id.slice(0, 8)}`;
+}
+
+// the CLI's words (graph/present.py): memory_lines' chain, and what pin, forget and restore print
+const SAME_SUBJECT = "same subject: (oldest first; the newest holds now)";
+function chainLine(o) {
+  return `${o.relation.padEnd(7)} ${o.id.slice(0, 8)}  ${when(o.timestamp)}  ${o.status.padEnd(10)} ${o.text}`;
+}
+function count(n, one, many) { return `${n} ${n === 1 ? one : many}`; }
+function forgotLine(gone, asked) {
+  return `forgot ${gone.memories} of ${count(asked, "memory", "memories")} of ${user}, ${gone.derived} derived ` +
+    `from the same messages, ${count(gone.short_term_entries, "short-term entry", "short-term entries")}`;
+}
+
+// the memory detail view: its fields, the memories about the same subject, and what can be done with it
+async function showDetail(id) {
+  const m = await call("GET", "/memories/" + encodeURIComponent(id));
+  const d = $("#detail");
+  d.dataset.id = m.id;
+  $("#detail-id").textContent = m.id;
+  const fields = [];
+  for (const k of ["text", "detail", "status", "timestamp", "event_time", "last_accessed", "invalid_at",
+                   "decay_weight", "ref_count", "superseded_by", "conflicts_with", "session_id", "origin"]) {
+    let v = m[k];
+    if (v === null || v === undefined || v === "" || (k === "detail" && v === m.text)) continue;
+    if (["timestamp", "event_time", "last_accessed", "invalid_at"].includes(k)) v = `${when(v)} (${v})`;
+    if (k === "decay_weight" && Number.isInteger(v)) v = v.toFixed(1);  // 1.0, as the CLI prints it
+    fields.push(el("dt", {}, k), el("dd", { class: "field-" + k }, String(v)));
+  }
+  $("#detail-fields").replaceChildren(...fields);
+  const chain = m.chain || [];
+  $("#chain").replaceChildren(...(chain.length ? [el("div", { class: "chain-head" }, SAME_SUBJECT)] : []),
+    ...chain.map((o) => el("div", { class: "chain-line", "data-id": o.id, "data-relation": o.relation },
+      el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); act(() => showDetail(o.id)); } }, chainLine(o)))));
+  d.querySelector(".pin").textContent = m.decay_weight > 1 ? "Unpin" : "Pin";
+  d.querySelector(".pin").dataset.pinned = m.decay_weight > 1 ? "1" : "";
+  d.querySelector(".restore").hidden = m.status !== "superseded";
+  $("#confirm-forget").hidden = true;
+  d.hidden = false;
+  d.scrollIntoView({ block: "nearest" });
+  return `memory ${m.id.slice(0, 8)}` + (chain.length ? `: ${count(chain.length, "memory", "memories")} about the same subject` : "");
+}
+
+function shownId() { return $("#detail").dataset.id; }
+
+async function pinShown() {
+  const id = shownId(), pinned = $("#detail .pin").dataset.pinned === "1";
+  const m = await call(pinned ? "DELETE" : "POST", "/memories/" + encodeURIComponent(id) + "/pin");
+  await refresh();
+  await showDetail(id);
+  return `${pinned ? "unpinned" : "pinned"} ${m.id}: ${m.text}`;
+}
+
+async function restoreShown() {
+  const id = shownId();
+  const done = await call("POST", "/memories/" + encodeURIComponent(id) + "/restore");
+  await refresh();
+  await showDetail(id);
+  return `restored ${done.id.slice(0, 8)} (was ${done.was}): ${done.text}`;
+}
+
+function askForget() {  // the confirmation step: nothing is forgotten until "Forget" is pressed here
+  const text = $("#detail-fields .field-text");
+  $("#confirm-forget .question").textContent =
+    `Forget “${text ? text.textContent : shownId()}” and what was derived from the same messages? This cannot be undone.`;
+  $("#confirm-forget").hidden = false;
+  $("#confirm-forget .cancel").focus();
+  return "confirm to forget, or cancel";
+}
+
+async function forgetShown() {
+  const id = shownId();
+  $("#confirm-forget").hidden = true;
+  const gone = await call("DELETE", "/memories/" + encodeURIComponent(id));
+  $("#detail").hidden = true;
+  await refresh();
+  return forgotLine(gone, 1);
 }
 
 function timeline(rows) {
@@ -94,11 +188,11 @@ function timeline(rows) {
 }
 
 async function decide(id, choice) {
-  try {
+  await act(async () => {
     const out = await call("POST", "/review", { [choice]: [id] });
     await refresh();
-    say(`${id.slice(0, 8)}: ${out[id]}`);
-  } catch (e) { say(e.message, true); }
+    return `${id.slice(0, 8)}: ${out[id]}`;
+  });
 }
 
 async function loadDisputed() {
@@ -145,15 +239,24 @@ function money(usd) {
   return Number(usd).toFixed(4);
 }
 
-async function refresh() {
-  if (!user) { say("name a user to inspect"); return; }
+async function loadZone() {
   try {
     zone = (await (await fetch(api + "/health")).json()).timezone || "UTC";
-    document.body.dataset.zone = zone;
-    await Promise.all([loadMemories(), loadDisputed(), loadTasks(), loadUsage()]);
-    say(`memories of ${user}`);
-    document.body.dataset.loaded = "1";
-  } catch (e) { say(e.message, true); }
+  } catch (e) { throw new Error(`cannot reach the palace server: ${e.message}`); }
+  document.body.dataset.zone = zone;
+}
+
+// everything again from the API (after every change); a failure throws for the caller to say
+async function refresh() {
+  await loadZone();
+  await Promise.all([loadMemories(), loadDisputed(), loadTasks(), loadUsage()]);
+  document.body.dataset.loaded = "1";
+}
+
+async function openUser() {
+  if (!user) { say("name a user to inspect"); return; }
+  $("#detail").hidden = true;
+  await act(async () => { await refresh(); return `memories of ${user}`; });
 }
 
 $("#who").addEventListener("submit", (ev) => {
@@ -161,11 +264,23 @@ $("#who").addEventListener("submit", (ev) => {
   user = $("#user").value.trim();
   if ($("#token").value) sessionStorage.setItem("palace-token", $("#token").value);
   history.replaceState(null, "", "?user=" + encodeURIComponent(user));
-  refresh();
+  openUser();
 });
 $("#search").addEventListener("submit", (ev) => {
   ev.preventDefault();
   loadMemories().then((rows) => say(`${rows.length} memories`)).catch((e) => say(e.message, true));
 });
+$("#detail .pin").addEventListener("click", () => act(pinShown));
+$("#detail .restore").addEventListener("click", () => act(restoreShown));
+$("#detail .forget").addEventListener("click", () => act(async () => askForget()));
+$("#confirm-forget .confirm").addEventListener("click", () => act(forgetShown));
+$("#confirm-forget .cancel").addEventListener("click", () => {
+  $("#confirm-forget").hidden = true;
+  say(`kept ${shownId().slice(0, 8)}`);
+});
+$("#detail .close").addEventListener("click", () => { $("#detail").hidden = true; });
+// nothing fails silently: an error no handler caught is the status line too
+window.addEventListener("unhandledrejection", (ev) => say(ev.reason && ev.reason.message || String(ev.reason), true));
+window.addEventListener("error", (ev) => say(ev.message, true));
 $("#user").value = user;
-refresh();
+openUser();

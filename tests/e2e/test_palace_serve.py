@@ -39,7 +39,7 @@ from tests.e2e.serving import palace, palace_serve
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PALACE_TEST_ARTIFACTS", ROOT / "test-artifacts"))
-ALICE, BOB, CAROL, DAVE = "auth0|a1", "google-oauth2|b2", "carol.k@example.com", "auth0|d4"
+ALICE, BOB, CAROL, DAVE, EVE = "auth0|a1", "google-oauth2|b2", "carol.k@example.com", "auth0|d4", "auth0|e5"
 BREAK = "please-break-the-stream"  # a prompt with it makes the model server die after two words
 
 
@@ -368,6 +368,141 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
                                                        "--json").stdout)}
     assert by_id[new_id]["status"] == "active"
     assert [m["status"] for m in by_id.values() if m["text"] == "I live in Hangzhou"] == ["superseded"]
+
+
+def _memories(served: Served, user: str) -> dict[str, dict[str, Any]]:
+    """Every memory of ``user`` by id, as the store holds it now (through the HTTP API)."""
+    return {m["id"]: m for m in served.api("GET", user, "/memories?status=all")}  # type: ignore[union-attr]
+
+
+def test_web_inspector_changes_memory_and_shows_the_chain(served: Served) -> None:
+    """In the browser: the chain of linked memories in the detail view (the CLI's words, the inspector's zone),
+    forget behind a confirmation (cancel keeps it), restore, pin and unpin, accept / reject / keep both, and an
+    error from the API as one line; each change checked in the store through the API afterwards."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from graph.present import memory_lines
+
+    # two turns, the second a stated change of the first: the write path links them (memory/links.py)
+    for session, message, at in (("home1", "I live in Suzhou.", "2026-11-02T09:00"),
+                                 ("home2", "I moved to Hangzhou.", "2026-11-20T18:30")):
+        served.api("POST", EVE, "/chat", json={"session": session, "message": message, "at": at})
+    texts = {m["text"]: m for m in _memories(served, EVE).values()}
+    suzhou = next(m for t, m in texts.items() if "Suzhou" in t)
+    hangzhou = next(m for t, m in texts.items() if "Hangzhou" in t)
+    shown = served.api("GET", EVE, "/memories/" + hangzhou["id"])
+    assert [(o["relation"], o["id"]) for o in shown["chain"]] == [("earlier", suzhou["id"])], shown  # type: ignore[index]
+    passport = served.api("POST", EVE, "/memories", json={"text": "My passport ends in 42"})["id"]  # type: ignore[index]
+    cat = served.api("POST", EVE, "/memories", json={"text": "I have a cat named Tofu"})["id"]  # type: ignore[index]
+    red = served.api("POST", EVE, "/memories", json={"text": "My car is red"})["id"]  # type: ignore[index]
+    oolong = served.api("POST", EVE, "/memories", json={"text": "I like oolong tea"})["id"]  # type: ignore[index]
+    chess = served.api("POST", EVE, "/memories", json={"text": "I play chess on Sundays"})["id"]  # type: ignore[index]
+    blue = _dispute(served, EVE, "My car is blue", against=red)
+    jasmine = _dispute(served, EVE, "I like jasmine tea", against=oolong)
+    tennis = _dispute(served, EVE, "I play tennis on Sundays", against=chess)
+
+    driver = _browser()
+    wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))  # type: ignore[arg-type]
+    find = driver.find_element  # type: ignore[attr-defined]
+
+    def status() -> str:
+        return str(find(By.ID, "status").text)
+
+    def details(memory_id: str) -> None:
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f'#memories tr[data-id="{memory_id}"] a.detail-link'))
+        find(By.CSS_SELECTOR, f'#memories tr[data-id="{memory_id}"] a.detail-link').click()
+        wait.until(lambda d: d.find_element(By.ID, "detail").get_attribute("data-id") == memory_id
+                   and d.find_element(By.ID, "detail").is_displayed())
+
+    try:
+        driver.get(served.url + "/palace/ui/?user=" + quote(EVE, safe=""))  # type: ignore[attr-defined]
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1")
+
+        # the chain, from both ends, line for line what `palace memories show` prints (in the inspector's zone)
+        zone = ZoneInfo("Asia/Shanghai")
+        for memory_id in (hangzhou["id"], suzhou["id"]):
+            details(memory_id)
+            cli = memory_lines(served.api("GET", EVE, "/memories/" + memory_id), zone)  # type: ignore[arg-type]
+            expected = [" ".join(line.split()) for line in cli[cli.index(next(x for x in cli if "same subject" in x)):]]
+            page = [" ".join(e.text.split()) for e in driver.find_elements(By.CSS_SELECTOR, "#chain > div")]  # type: ignore[attr-defined]
+            assert page == expected, (page, expected)
+        assert find(By.CSS_SELECTOR, "#chain .chain-line").get_attribute("data-relation") == "later"
+        assert hangzhou["id"][:8] in find(By.ID, "chain").text
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "inspector-chain.png"))  # type: ignore[attr-defined]
+        find(By.CSS_SELECTOR, "#chain .chain-line a").click()  # along the chain to the newer memory
+        wait.until(lambda d: d.find_element(By.ID, "detail").get_attribute("data-id") == hangzhou["id"])
+
+        # pin, then unpin: the button says which
+        details(passport)
+        assert find(By.CSS_SELECTOR, "#detail .pin").text == "Pin"
+        find(By.CSS_SELECTOR, "#detail .pin").click()
+        wait.until(lambda d: status().startswith("pinned " + passport))
+        assert _memories(served, EVE)[passport]["decay_weight"] == 2.0
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#detail .pin").text == "Unpin")
+        find(By.CSS_SELECTOR, "#detail .pin").click()
+        wait.until(lambda d: status().startswith("unpinned " + passport))
+        assert _memories(served, EVE)[passport]["decay_weight"] == 1.0
+        events = [e["event"] for e in served.api("GET", EVE, f"/memories/{passport}/history")]  # type: ignore[union-attr,index]
+        assert events[-2:] == ["pinned", "unpinned"], events
+
+        # forget asks first: cancel keeps the memory, confirm forgets it
+        details(cat)
+        confirm = find(By.ID, "confirm-forget")
+        assert not confirm.is_displayed()
+        find(By.CSS_SELECTOR, "#detail .forget").click()
+        wait.until(lambda d: d.find_element(By.ID, "confirm-forget").is_displayed())
+        assert "I have a cat named Tofu" in confirm.text and "cannot be undone" in confirm.text
+        assert cat in _memories(served, EVE)  # asking forgot nothing
+        find(By.CSS_SELECTOR, "#confirm-forget .cancel").click()
+        wait.until(lambda d: not d.find_element(By.ID, "confirm-forget").is_displayed())
+        assert status() == f"kept {cat[:8]}" and cat in _memories(served, EVE)
+        find(By.CSS_SELECTOR, "#detail .forget").click()
+        wait.until(lambda d: d.find_element(By.ID, "confirm-forget").is_displayed())
+        find(By.CSS_SELECTOR, "#confirm-forget .confirm").click()
+        wait.until(lambda d: status().startswith("forgot 1 of 1 memory of " + EVE))
+        assert cat not in _memories(served, EVE)
+        assert not driver.find_elements(By.CSS_SELECTOR, f'#memories tr[data-id="{cat}"]')  # type: ignore[attr-defined]
+        assert [e["event"] for e in served.api("GET", EVE, f"/memories/{cat}/history")] == ["forgotten"]  # type: ignore[union-attr,index]
+
+        # the disputes: accept (the red car is superseded), reject (jasmine is gone), keep both
+        for memory_id, button, said in ((blue, "accept", "accepted"), (jasmine, "reject", "rejected"),
+                                        (tennis, "both", "kept both")):
+            item, done = f'#disputed li[data-id="{memory_id}"]', f"{memory_id[:8]}: {said}"
+            press = item + " button." + button
+            wait.until(lambda d, css=press: d.find_element(By.CSS_SELECTOR, css))  # type: ignore[misc]
+            find(By.CSS_SELECTOR, press).click()
+            wait.until(lambda d, line=done: status() == line)  # type: ignore[misc]
+            assert not driver.find_elements(By.CSS_SELECTOR, item)  # type: ignore[attr-defined]
+        now = _memories(served, EVE)
+        assert (now[blue]["status"], now[red]["status"]) == ("active", "superseded")
+        assert jasmine not in now and now[oolong]["status"] == "active"
+        assert (now[tennis]["status"], now[chess]["status"]) == ("active", "active")
+        assert served.api("GET", EVE, "/review") == []
+
+        # restore the superseded one from its detail view (only a superseded memory offers it)
+        details(red)
+        find(By.CSS_SELECTOR, "#detail .restore").click()
+        wait.until(lambda d: status() == f"restored {red[:8]} (was superseded): My car is red")
+        assert _memories(served, EVE)[red]["status"] == "active"
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#detail .restore").is_displayed())
+
+        # an error from the API is one line in the status, and the page stays
+        details(passport)
+        served.api("DELETE", EVE, "/memories/" + passport)  # forgotten behind the page's back
+        find(By.CSS_SELECTOR, "#detail .pin").click()
+        wait.until(lambda d: "error" in (d.find_element(By.ID, "status").get_attribute("class") or ""))
+        assert "no memory" in status() and "\n" not in status(), status()
+        assert find(By.ID, "memories").is_displayed() and "My car is red" in find(By.ID, "memories").text
+        driver.save_screenshot(str(ARTIFACTS / "inspector-error.png"))  # type: ignore[attr-defined]
+    finally:
+        driver.quit()  # type: ignore[attr-defined]
+    final = _memories(served, EVE)
+    assert {final[i]["status"] for i in (red, blue, oolong, chess, tennis)} == {"active"}
+    assert passport not in final and cat not in final and jasmine not in final
+    assert final[hangzhou["id"]]["follows"] == [suzhou["id"]]
 
 
 def test_stopping_the_server_removes_its_endpoint_and_the_cli_opens_the_stores(served: Served) -> None:
