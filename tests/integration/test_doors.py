@@ -187,3 +187,20 @@ async def test_mcp_add_memory_takes_at_like_the_http_api(served: tuple[Agent, Te
         wrong_type = await mcp.call_tool("add_memory", {"text": "My bike is red", "at": 20240301})
         assert wrong_type.is_error and "Traceback" not in wrong_type.content[0].text  # type: ignore[union-attr]
         assert json.loads((await mcp.call_tool("list_memories", {})).content[0].text) == listed  # nothing stored
+
+
+def test_pin_toggles_through_the_api_and_is_recorded(served: tuple[Agent, TestClient]) -> None:
+    """The inspector's pin button: POST .../pin marks a memory important, DELETE .../pin undoes it; both are in
+    the history, and another user's memory is not found either way."""
+    _, api = served
+    base = "/palace/api/users/auth0%7Cu1"
+    mid = api.post(base + "/memories", json={"text": "My passport ends in 42"}).json()["id"]
+    assert api.post(base + f"/memories/{mid}/pin").json()["decay_weight"] == 2.0
+    assert api.get(base + f"/memories/{mid}").json()["decay_weight"] == 2.0
+    assert api.delete(base + f"/memories/{mid[:8]}/pin").json()["decay_weight"] == 1.0  # a short id too
+    assert api.get(base + f"/memories/{mid}").json()["decay_weight"] == 1.0
+    history = api.get(base + f"/memories/{mid}/history").json()
+    assert [(e["event"], e["reason"]) for e in history[-2:]] == [("pinned", "decay weight 2.0"),
+                                                                 ("unpinned", "decay weight 1.0")]
+    other = api.delete(f"/palace/api/users/someone-else/memories/{mid}/pin")
+    assert other.status_code == 404 and "no memory" in other.json()["detail"]
