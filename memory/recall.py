@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -136,15 +137,28 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
     among them the scores, recency and importance decide, as for a question about the present."""
     from memory.answers import language
-    from memory.gates import asked_slots, held_slots
+    from memory.gates import asked_slots
 
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
         return None
     # the other language's hits first: reading a memory's slots takes ~0.1 ms, every candidate's ~10 ms (issue 26)
-    if not any(language(h.memory.text) not in (said_in, "") and held_slots(h.memory.text) & asked for h in hits):
+    if not any(language(h.memory.text) not in (said_in, "") and holds(h.memory.text, asked) for h in hits):
         return None
-    return [bool(held_slots(h.memory.text) & asked) for h in hits]
+    return [holds(h.memory.text, asked) for h in hits]
+
+
+_THE_USER = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|the user)\b|我|用户", re.IGNORECASE)
+
+
+def holds(text: str, asked: frozenset[str]) -> bool:
+    """Does ``text`` hold one of the ``asked`` slots? The slot table reads a sentence that names nobody as the
+    user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory about the user
+    says so ("I", "我", "the user")."""
+    from memory.gates import held_slots
+
+    found = held_slots(text) & asked
+    return bool(found) and (any(not k.startswith("self:") for k in found) or bool(_THE_USER.search(text)))
 
 
 def _replaced_or_active(hits: Sequence[HybridHit]) -> list[HybridHit]:
@@ -161,13 +175,67 @@ def _followers(ltm: LongTermMemory, user_id: str, ranked: Sequence[Recalled], ve
     return ltm.scored(user_id, missing, vector, recorded_before=now_ms + 1) if missing else []
 
 
-def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig) -> list[Recalled]:
+def stated_changes(ranked: Sequence[Recalled]) -> dict[str, frozenset[str]]:
+    """The links the question implies among ``ranked`` (the memories recalled for it): a memory that states a
+    change ("Change of plans: I'm going to Vietnam instead", "我跳槽到腾讯了") follows the older memories about the
+    same person recalled beside it. At write time nothing said what it replaced (no entity in common, and the
+    nearest memory in meaning is no guide: e5 puts "我跳槽到腾讯了" nearer "天热的时候我睡不好" than "我在阿里巴巴
+    工作"); the question says it: both are what it is about. They order this recall only (within
+    ``link_cosine_margin`` of the question, like any link) and are stored nowhere."""
+    from memory.gates import says_change
+    from memory.links import same_holder
+
+    out: dict[str, frozenset[str]] = {}
+    for r in ranked:
+        if not says_change(r.memory.text):
+            continue
+        older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
+                          and m.memory.id not in r.memory.follows
+                          and same_holder(r.memory.text, m.memory.text, known=True))
+        if older:
+            out[r.memory.id] = older
+    return out
+
+
+def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
+    """The memories among the first ``top_k`` of ``ranked`` that stand out for the question: a cosine nearer the
+    first one's than the rest of the candidates' (their median), so what the question is about, not what the
+    user also said. Two of them about the same person say the same thing twice or a value that changed, however it
+    was phrased ("我的手机是三星Galaxy S23" … "我用OPPO Find X7"); the newer ranks first (:func:`recall`)."""
+    if len(ranked) < 3 or ranked[0].breakdown.on_topic is False:
+        return []
+    background = statistics.median(r.breakdown.cosine for r in ranked[1:])
+    cut = (ranked[0].breakdown.cosine + background) / 2
+    # where the ranking judged what is on topic (a present question, a slot asked across languages), only that
+    out = [r for r in ranked[:top_k] if r.breakdown.cosine > cut and r.breakdown.on_topic is not False]
+    return out if len(out) >= 2 else []
+
+
+def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
+    """Among the memories that stand out for a question (:func:`answer_set`), each one's older ones about the
+    same person (both say whom)."""
+    from memory.links import same_holder
+
+    out: dict[str, frozenset[str]] = {}
+    for r in stand_out:
+        older = frozenset(m.memory.id for m in stand_out if m.memory.timestamp < r.memory.timestamp
+                          and same_holder(r.memory.text, m.memory.text, known=True))
+        if older:
+            out[r.memory.id] = older
+    return out
+
+
+def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,
+                 implied: dict[str, dict[str, float]] | None = None) -> list[Recalled]:
     """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
     above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
     cosine at most ``link_cosine_margin`` below, ``link_named_margin`` when it names the same entity; a wrong link
     then cannot put an unrelated memory first). A chain keeps the place of its best-ranked member, newest first;
     followers of one memory keep their own order. ``fetched``: followers the search did not return, with their
-    cosine, placed the same way or not at all. Use and importance never lift a memory above one that follows it."""
+    cosine, placed the same way or not at all. Use and importance never lift a memory above one that follows it.
+    ``implied``: links this recall adds, by the newer memory's id: the older memories' ids with the margin each
+    allows (:func:`stated_changes`, :func:`answer_set`)."""
+    implied = implied or {}
     items = list(ranked)
     known = {r.memory.id: r for r in items}
     for h in fetched:
@@ -180,11 +248,13 @@ def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: Ran
     place: dict[str, tuple[tuple[bool, float, float], int]] = {}  # id -> (the chain's key, depth in the chain)
     for r in sorted(items, key=lambda r: r.memory.timestamp):  # the older first: a follower is newer
         key, depth = sort_key(r.breakdown), 0
-        for old_id in r.memory.follows:
+        added = implied.get(r.memory.id, {})
+        for old_id in (*r.memory.follows, *sorted(added)):
             old = known.get(old_id)
             if old is None or old_id not in place:
                 continue
-            if r.breakdown.cosine >= old.breakdown.cosine - _margin(r.memory, old.memory, config):
+            margin = added[old_id] if old_id in added else _margin(r.memory, old.memory, config)
+            if r.breakdown.cosine >= old.breakdown.cosine - margin:
                 key, depth = max(key, place[old_id][0]), max(depth, place[old_id][1] + 1)
         place[r.memory.id] = (key, depth)
     fetched_ids = {h.memory.id for h in fetched}
@@ -223,15 +293,16 @@ def _above(new: ScoreBreakdown, old: ScoreBreakdown) -> ScoreBreakdown:
     return replace(new, score=max(new.score, old.score * (1 + 1e-9) + 1e-12), on_topic=on_topic)
 
 
-def mark_chains(memories: Sequence[Recalled]) -> list[Recalled]:
+def mark_chains(memories: Sequence[Recalled], implied: dict[str, frozenset[str]] | None = None) -> list[Recalled]:
     """Each memory with its place among ``memories`` (best first): "earlier" when a memory that follows it ranks
     above it, "now" when it ranks above a memory it follows (the prompt marks them so). A follower ranked below
     the memory it follows (not about the question as much) marks nothing."""
     place = {r.memory.id: i for i, r in enumerate(memories)}
     followed: set[str] = set()  # memories with a follower ranked above them
     leads: set[str] = set()  # followers ranked above a memory they follow
+    implied = implied or {}
     for r in memories:  # every link is on the newer memory (``followed_by`` is its back-pointer)
-        for old in r.memory.follows:
+        for old in (*r.memory.follows, *implied.get(r.memory.id, ())):
             if old in place and place[r.memory.id] < place[old]:
                 followed.add(old)
                 leads.add(r.memory.id)
@@ -280,9 +351,15 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
         hits = with_changes(question, hits)
     ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
                            present=present, config=cfg, topic=slot_topic(question, hits))
+    changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg))
-    memories = mark_chains(ranked[: max(0, top_k)])
+        changes = stated_changes(ranked[:top_k])
+        implied = {new: {old: cfg.link_cosine_margin for old in olds} for new, olds in changes.items()}
+        for new, olds in restated(answer_set(ranked, top_k)).items():
+            implied.setdefault(new, {}).update({old: math.inf for old in olds})
+        ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
+                                            implied))
+    memories = mark_chains(ranked[: max(0, top_k)], changes)
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
     return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

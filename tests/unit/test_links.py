@@ -4,6 +4,7 @@ table: the mechanisms must hold for what nobody listed."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from memory.links import (
 )
 from memory.long_term import Memory
 from memory.ranking import RankingConfig, ScoreBreakdown
-from memory.recall import Recalled, mark_chains, newest_first
+from memory.recall import Recalled, answer_set, mark_chains, newest_first, restated, stated_changes
 from memory.standalone import fragment_reason, standalone
 from tests.data.link_pairs import PAIRS, split
 
@@ -333,3 +334,58 @@ def test_another_attribute_of_the_same_kind_is_another_subject() -> None:
     assert not link("我最喜欢的颜色是墨绿色。", "我最喜欢的电影是《千与千寻》。", 0.93, config).follows
     # the same attribute: the same subject, whatever the value
     assert link("My favourite colour is teal now.", "My favourite colour is dark green.", 0.9, config).follows
+
+
+def _told(text: str, cosine: float, at: int) -> Recalled:
+    """A recalled memory whose score is its cosine (the ranking's order before links)."""
+    return _recalled(text, cosine, cosine, at=at)
+
+
+def _implied(ranked: list[Recalled]) -> dict[str, dict[str, float]]:
+    config = RankingConfig()
+    out = {new: {old: config.link_cosine_margin for old in olds} for new, olds in stated_changes(ranked).items()}
+    for new, olds in restated(answer_set(ranked, 5)).items():
+        out.setdefault(new, {}).update({old: math.inf for old in olds})
+    return out
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("My next holiday will be in New Zealand", "Change of plans: I'm now going to Peru"),
+    ("I race a Hobie 16 catamaran on Sundays", "I switched to windsurfing this year"),
+    ("我在阿里巴巴工作，做支付相关的业务", "我跳槽到腾讯了"),
+    ("我每周三去陶艺课", "我不上陶艺课了，现在改成周三打羽毛球"),
+])
+def test_a_stated_change_recalled_beside_what_it_changed_ranks_first(old: str, new: str) -> None:
+    """Nothing linked them when ``new`` was written (no entity in common); the question names their subject:
+    both are recalled for it, and the stated change ranks first, the older one marked earlier."""
+    ranked = [_told(old, 0.86, 1), _told(new, 0.845, 3), _told("I'm allergic to shellfish", 0.80, 2)]
+    implied = _implied(ranked)
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), stated_changes(ranked))
+    assert [(r.memory.id, r.chain) for r in out][:2] == [(new, "now"), (old, "earlier")]
+
+
+def test_a_change_about_someone_else_or_far_from_the_question_stays_below() -> None:
+    mine = _told("I drink green tea every morning", 0.88, 1)
+    sisters = _told("My sister switched to coffee now", 0.87, 3)  # about another person
+    far = _told("I switched gyms this year", 0.80, 4)  # about the user, not about the question
+    ranked = [mine, sisters, far, _told("My star sign is Leo", 0.79, 2)]
+    out = newest_first(ranked, [], RankingConfig(), _implied(ranked))
+    assert out[0].memory.id == mine.memory.id
+
+
+def test_a_plain_restatement_that_stands_out_ranks_first_unmarked() -> None:
+    """"我的笔记本电脑是小米笔记本" then "我用戴尔XPS": no change word, nothing in common; both stand out from
+    the rest for "我用什么笔记本电脑？" (e5's cosines), and the newer ranks first. Nothing says the old one was
+    replaced: no marks."""
+    ranked = [_told("我的笔记本电脑是小米笔记本", 0.923, 1), _told("我用戴尔XPS", 0.906, 5),
+              _told("我是狮子座", 0.853, 2), _told("我最喜欢的电影是《千与千寻》", 0.832, 3)]
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), _implied(ranked)))
+    assert [(r.memory.id, r.chain) for r in out][:2] == [("我用戴尔XPS", ""), ("我的笔记本电脑是小米笔记本", "")]
+
+
+def test_a_newer_memory_that_does_not_stand_out_stays_below() -> None:
+    ranked = [_told("I play the cello", 0.90, 1), _told("I'm left-handed", 0.85, 5),
+              _told("My star sign is Leo", 0.85, 2), _told("I hate coriander", 0.84, 3),
+              _told("I sleep badly when it's hot", 0.84, 4)]
+    assert answer_set(ranked, 5) == []
+    assert newest_first(ranked, [], RankingConfig(), _implied(ranked))[0].memory.id == "I play the cello"
