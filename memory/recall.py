@@ -225,6 +225,18 @@ def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     return out
 
 
+def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
+                   ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
+    """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
+    memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
+    :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced)."""
+    changes = stated_changes(ranked[:top_k])
+    implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
+    for new, olds in restated(answer_set(ranked, top_k)).items():
+        implied.setdefault(new, {}).update({old: math.inf for old in olds})
+    return implied, changes
+
+
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,
                  implied: dict[str, dict[str, float]] | None = None) -> list[Recalled]:
     """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
@@ -353,10 +365,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
                            present=present, config=cfg, topic=slot_topic(question, hits))
     changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        changes = stated_changes(ranked[:top_k])
-        implied = {new: {old: cfg.link_cosine_margin for old in olds} for new, olds in changes.items()}
-        for new, olds in restated(answer_set(ranked, top_k)).items():
-            implied.setdefault(new, {}).update({old: math.inf for old in olds})
+        implied, changes = question_links(ranked, top_k, cfg)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
                                             implied))
     memories = mark_chains(ranked[: max(0, top_k)], changes)

@@ -4,7 +4,6 @@ table: the mechanisms must hold for what nobody listed."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from memory.links import (
 )
 from memory.long_term import Memory
 from memory.ranking import RankingConfig, ScoreBreakdown
-from memory.recall import Recalled, answer_set, mark_chains, newest_first, restated, stated_changes
+from memory.recall import Recalled, answer_set, mark_chains, newest_first, question_links
 from memory.standalone import fragment_reason, standalone
 from tests.data.link_pairs import PAIRS, split
 
@@ -342,25 +341,25 @@ def _told(text: str, cosine: float, at: int) -> Recalled:
 
 
 def _implied(ranked: list[Recalled]) -> dict[str, dict[str, float]]:
-    config = RankingConfig()
-    out = {new: {old: config.link_cosine_margin for old in olds} for new, olds in stated_changes(ranked).items()}
-    for new, olds in restated(answer_set(ranked, 5)).items():
-        out.setdefault(new, {}).update({old: math.inf for old in olds})
-    return out
+    return question_links(ranked, 5, RankingConfig())[0]
 
 
-@pytest.mark.parametrize(("old", "new"), [
+# (older, newer): nothing in common to link them when the newer was written
+UNLINKED_CHANGES = [
     ("My next holiday will be in New Zealand", "Change of plans: I'm now going to Peru"),
     ("I race a Hobie 16 catamaran on Sundays", "I switched to windsurfing this year"),
     ("我在阿里巴巴工作，做支付相关的业务", "我跳槽到腾讯了"),
     ("我每周三去陶艺课", "我不上陶艺课了，现在改成周三打羽毛球"),
-])
+]
+
+
+@pytest.mark.parametrize(("old", "new"), UNLINKED_CHANGES)
 def test_a_stated_change_recalled_beside_what_it_changed_ranks_first(old: str, new: str) -> None:
     """Nothing linked them when ``new`` was written (no entity in common); the question names their subject:
     both are recalled for it, and the stated change ranks first, the older one marked earlier."""
     ranked = [_told(old, 0.86, 1), _told(new, 0.845, 3), _told("I'm allergic to shellfish", 0.80, 2)]
-    implied = _implied(ranked)
-    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), stated_changes(ranked))
+    implied, changes = question_links(ranked, 5, RankingConfig())
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
     assert [(r.memory.id, r.chain) for r in out][:2] == [(new, "now"), (old, "earlier")]
 
 
