@@ -14,7 +14,7 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
@@ -25,7 +25,6 @@ from graph.present import count as _count
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
 
 if TYPE_CHECKING:
-    from graph.api import TurnResult
     from graph.deps import Deps
     from graph.models import ModelProvider
     from graph.resources import Resources
@@ -97,99 +96,10 @@ def _openai_models(settings: Settings) -> ModelProvider:
 make_models: Callable[[Settings], ModelProvider] = _openai_models
 
 
-
-
-
-
-
-
-def turn_changes(state: dict[str, Any]) -> list[str]:
-    """What a turn did to memory, one line each: stored, merged, superseded, disputed (with the gates' notes)."""
-    lines = []
-    for v in state.get("verdicts") or []:
-        text, short = v["candidate"]["text"], v["memory_id"][:8]
-        target = (v.get("target") or "")[:8]
-        note = ("" if not v.get("note") else f"  (verifier said {v['said']}: {v['note']})" if v.get("said")
-                else f"  ({v['note']})")
-        if v["decision"] == "duplicate":
-            lines.append(f"merged {short} into {target} {v['target_text']!r}: {text!r}{note}")
-        elif v["decision"] == "update":
-            lines.append(f"stored {short} {text!r}; superseded {target} {v['target_text']!r}{note}")
-        elif v["decision"] in ("conflict", "unverified"):
-            other = f" (contradicts {target} {v['target_text']!r})" if v.get("target_text") else ""
-            lines.append(f"disputed {short} {text!r}{other}: asks you to confirm{note}")
-        else:
-            lines.append(f"stored {short} {text!r}{note}")
-    return lines
-
-
-def confirmation_lines(confirmations: list[dict[str, object]]) -> list[str]:
-    said = {"accepted": "kept {new!r} and retired {old!r}", "rejected": "forgot {new!r}, kept {old!r}",
-            "kept both": "kept both {new!r} and {old!r}", "gone": "{new!r} was already reviewed or forgotten"}
-    out = []
-    for c in confirmations:
-        pattern = said.get(str(c.get("outcome")), "{new!r}: {outcome}")
-        if c.get("other") is None:
-            pattern = pattern.replace(" and retired {old!r}", "").replace(", kept {old!r}", "").replace(
-                " and {old!r}", "")
-        out.append(pattern.format(new=c.get("text"), old=c.get("other"), outcome=c.get("outcome")))
-    return out
-
-
-TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded",
-             "answer_changes")
-
-
-def turn_json(result: TurnResult) -> dict[str, Any]:
-    """A turn as ``palace chat --json`` prints it (and the server's chat API returns it)."""
-    out: dict[str, Any] = {"answer": result.answer, "user_id": result.user_id, "session_id": result.session_id,
-                           "interrupts": result.interrupts}
-    out.update({k: result.state.get(k) for k in TURN_KEYS})
-    return out
-
-
-def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> None:
-    """A turn for the user, from its JSON shape (:func:`turn_json`): the same output whether the turn ran here or
-    in a running server."""
-    if args.json:
-        print(dumps({**state, "answer": ""} if args.resume is not None else state))
-        return
-    if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
-        for line in confirmation_lines(state.get("confirmations") or []):
-            print(line)
-    elif not getattr(args, "answer_printed", False):  # streamed already, as it was generated
-        print(state["answer"])
-    if args.explain and args.resume is None:
-        window = state.get("time_window")
-        head = f"recalled memories (about {window['phrase']}: {window['start']} to {window['end']}, no decay " \
-               f"inside):" if window else "recalled memories:"
-        print(f"\n{head}")
-        for n, r in enumerate(state.get("recalled") or [], 1):
-            when = present.when(r["event_time"] or r["timestamp"], tz)
-            lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
-            print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "
-                  f"bm25 {lexical}) x decay {r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}"
-                  f"  [{when}] {r['text']}")
-        if not state.get("recalled"):
-            print("  (none)")
-        if state.get("answer_changes"):  # what the answer check did to a small model's answer
-            print("\nanswer checked:")
-            for line in state["answer_changes"]:
-                print(f"  {line}")
-        changes = turn_changes(state)
-        print("\nmemory changes:" if changes else "\nmemory changes: none")
-        for line in changes:
-            print(f"  {line}")
-    for i in state.get("interrupts") or []:
-        print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
-        answers = "|".join(i.get("answers") or ["yes", "no", "both"])
-        print(f"  answer with: palace chat --user {state['user_id']} --session {state['session_id']} --resume "
-              f"{answers}", file=sys.stderr)
-
-
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")
+    from graph import door
     from graph.api import run_turn, validate_turn
     from graph.progress import AnswerStream, Spinner
 
@@ -206,7 +116,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             critical=lambda: answer.answered or args.resume is not None)  # once answered, the turn writes
         spinner.stop()
     args.answer_printed = answer.started
-    print_turn(turn_json(result), args, ZoneInfo(settings.timezone))
+    present.print_turn(door.turn_json(result), args, ZoneInfo(settings.timezone))
     if args.resume is None and not args.json:
         _task_hint(args, deps)
     return 0
@@ -243,13 +153,8 @@ def cmd_memories_search(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         found = door.search(_deps(settings, res), args.user, args.query, now=args.now, limit=args.limit)
-    _show(args, found, lambda: present.search_lines(found, ZoneInfo(settings.timezone)))
+    present.show(args, found, lambda: present.search_lines(found, ZoneInfo(settings.timezone)))
     return 0
-
-
-def _show(args: argparse.Namespace, value: Any, lines: Callable[[], list[str]]) -> None:
-    """A command's result: its JSON shape with --json, else the presenter's lines (the same in both CLI modes)."""
-    print(dumps(value) if args.json else "\n".join(lines()))
 
 
 def cmd_memories_forget(args: argparse.Namespace) -> int:
@@ -263,7 +168,7 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
         if args.all:
             everything = forget_user(deps, args.user)
             out = {"user_id": args.user, **vars(everything)}
-            _show(args, out, lambda: [present.forgot_all_line(out)])
+            present.show(args, out, lambda: [present.forgot_all_line(out)])
             return 0
         gone = forget_memories(deps, args.user, list(args.ids))
     n = gone.named
@@ -300,19 +205,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-
-
-
-
-
-
 def cmd_memories_list(args: argparse.Namespace) -> int:
     from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
         found = door.list_(_deps(settings, res), args.user, status=args.status)
-    _show(args, found, lambda: present.memory_list(found, args.user, args.status, ZoneInfo(settings.timezone)))
+    present.show(args, found, lambda: present.memory_list(found, args.user, args.status, ZoneInfo(settings.timezone)))
     return 0
 
 
@@ -322,7 +221,7 @@ def cmd_memories_show(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         m = door.show(_deps(settings, res), args.user, args.id)
-    _show(args, m, lambda: present.memory_lines(m, ZoneInfo(settings.timezone)))
+    present.show(args, m, lambda: present.memory_lines(m, ZoneInfo(settings.timezone)))
     return 0
 
 
@@ -332,7 +231,7 @@ def cmd_memories_pin(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         m = door.pin(_deps(settings, res), args.user, args.id)
-    _show(args, m, lambda: [f"pinned {m['id']}: {m['text']}"])
+    present.show(args, m, lambda: [f"pinned {m['id']}: {m['text']}"])
     return 0
 
 
@@ -356,7 +255,7 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
         from graph import door
 
         disputed = door.disputed(deps, args.user)
-    _show(args, disputed, lambda: present.disputed_lines(disputed, args.user))
+    present.show(args, disputed, lambda: present.disputed_lines(disputed, args.user))
     return 0
 
 
@@ -366,7 +265,7 @@ def cmd_memories_history(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         events = door.history(_deps(settings, res), args.user, args.id)
-    _show(args, events, lambda: present.history_lines(events, ZoneInfo(settings.timezone)))
+    present.show(args, events, lambda: present.history_lines(events, ZoneInfo(settings.timezone)))
     return 0
 
 
@@ -376,7 +275,7 @@ def cmd_memories_restore(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         done = door.restore(_deps(settings, res), args.user, args.id)
-    _show(args, done, lambda: [present.restored_line(done)])
+    present.show(args, done, lambda: [present.restored_line(done)])
     return 0
 
 
@@ -420,16 +319,13 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
     return 0
 
 
-
-
-
 def cmd_tasks_list(args: argparse.Namespace) -> int:
     from graph import door
 
     settings = _settings(args)
     with _resources(settings) as res:
         tasks = door.tasks(_deps(settings, res), args.user, session_id=args.session, status=args.status)
-    _show(args, tasks, lambda: present.task_list(tasks, args.user))
+    present.show(args, tasks, lambda: present.task_list(tasks, args.user))
     return 0
 
 
@@ -439,7 +335,7 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         task = door.task(_deps(settings, res), args.user, args.id)
-    _show(args, task, lambda: present.task_lines(task, ZoneInfo(settings.timezone)))
+    present.show(args, task, lambda: present.task_lines(task, ZoneInfo(settings.timezone)))
     return 0
 
 
@@ -453,7 +349,7 @@ def cmd_tasks_add(args: argparse.Namespace) -> int:
     from graph.door import task_json
 
     out = task_json(task)
-    _show(args, out, lambda: [present.task_row(out)])
+    present.show(args, out, lambda: [present.task_row(out)])
     return 0
 
 
@@ -466,7 +362,7 @@ def _cmd_task_change(args: argparse.Namespace, change: str) -> int:
     from graph.door import task_json
 
     out = task_json(task)
-    _show(args, out, lambda: [present.task_row(out)])
+    present.show(args, out, lambda: [present.task_row(out)])
     return 0
 
 
@@ -484,11 +380,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with _resources(settings) as res:
         report = door.usage(_deps(settings, res), args.user, args.by)
-    _show(args, report, lambda: present.usage_lines(report))
+    present.show(args, report, lambda: present.usage_lines(report))
     return 0
-
-
-
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -496,21 +389,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     from graph.doctor import run_checks
 
-    return print_checks([asdict(c) for c in run_checks(_settings(args))], args.json)
-
-
-def print_checks(checks: list[dict[str, Any]], as_json: bool, server: str | None = None) -> int:
-    """``palace doctor``'s output from the checks' JSON shape, run here or by the running ``server``; the exit code:
-    3 when a check failed."""
-    if as_json:
-        print(dumps(checks))
-    else:
-        for c in checks:
-            state = "ok  " if c["ok"] else "FAIL"
-            print(f"{state} {c['name']:<11} {c['where'] or '-'}: {c['detail']} ({c['ms']:.0f} ms)")
-        if server:
-            print(f"(checked by the palace server at {server}, on the stores and models it has open)")
-    return 0 if all(c["ok"] for c in checks) else 3
+    return present.print_checks([asdict(c) for c in run_checks(_settings(args))], args.json)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
