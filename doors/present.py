@@ -1,5 +1,5 @@
-"""What the CLI prints for a person, from the JSON shapes of the memory operations (``graph.door``): a command run
-in process and the same command through a running ``palace serve`` (``graph.client``) hand the same JSON to the
+"""What the CLI prints for a person, from the JSON shapes of the memory operations (``doors.door``): a command run
+in process and the same command through a running ``palace serve`` (``doors.client``) hand the same JSON to the
 same function here, so they print the same bytes. Times are in the user's zone (PALACE_TIMEZONE).
 
 Standard library only: the CLI's client mode imports this and httpx, nothing of the agent stack.
@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from graph.cli_io import dumps
+from doors.cli.io import dumps
 from memory.errors import ConfigurationError
 
 JSON = Mapping[str, Any]

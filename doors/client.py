@@ -2,7 +2,7 @@
 memories ...``, ``tasks``, ``usage`` and ``chat`` go through its HTTP API instead of opening the stores (the
 server owns them). httpx and the standard library only: this path never imports the agent stack.
 
-:class:`PalaceClient` is also the :class:`graph.mcp_server.MemoryDoor` of ``palace mcp`` when a server runs.
+:class:`PalaceClient` is also the :class:`doors.mcp_server.MemoryDoor` of ``palace mcp`` when a server runs.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from urllib.parse import quote
 
 import httpx
 
-from graph import endpoint, present
-from graph.progress import AnswerStream, Spinner
+from doors import present
+from doors.cli.progress import AnswerStream, Spinner
+from graph import endpoint
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
@@ -211,7 +212,7 @@ def server_for(args: argparse.Namespace) -> str | None:
 
 def run_remote(url: str, args: argparse.Namespace) -> int:
     """Run the parsed command through the server at ``url``; prints what the local command prints: the server
-    answers with the JSON shapes the local command has, and the same presenters (``graph.present``) print them."""
+    answers with the JSON shapes the local command has, and the same presenters (``doors.present``) print them."""
     client = PalaceClient(url)
     try:
         return _dispatch(client, args)

@@ -1,5 +1,5 @@
-"""The memory operations as JSON, for the doors that speak JSON: the HTTP API (``graph.http_api``), the MCP tools
-(``graph.mcp_server``) and, through the HTTP API, the CLI's client mode and the web page.
+"""The memory operations as JSON, for the doors that speak JSON: the HTTP API (``doors.http_api``), the MCP tools
+(``doors.mcp_server``) and, through the HTTP API, the CLI's client mode and the web page.
 
 Each function validates nothing itself and decides nothing: it calls the operation the CLI calls (``graph.api``,
 ``graph.manage``, the task store and the ledger) and shapes the result, so scoping, validation and gates live once
@@ -231,7 +231,7 @@ def doctor(deps: Deps) -> list[JSON]:
     the server while one runs, since the embedded stores are the server's to open."""
     from dataclasses import asdict
 
-    from graph.doctor import run_checks
+    from doors.doctor import run_checks
 
     return [asdict(c) for c in run_checks(deps.settings, deps.resources, deps.models)]
 
@@ -247,7 +247,7 @@ def health(deps: Deps) -> JSON:
 
 
 class LocalDoor:
-    """The operations on this process's stores (``graph.mcp_server.MemoryDoor``)."""
+    """The operations on this process's stores (``doors.mcp_server.MemoryDoor``)."""
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps

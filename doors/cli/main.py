@@ -3,7 +3,7 @@
 Start-up is part of the interface: this module imports the standard library only, and each command imports what
 it uses when it runs (``palace --help`` loads no model, vocabulary or database client; ``memories``, ``tasks``,
 ``usage`` and ``services`` never load OpenAI or LangChain's model stack). Ctrl-C and a closed pipe are handled
-in :mod:`graph.cli_io`, installed before anything heavy is imported.
+in :mod:`doors.cli.io`, installed before anything heavy is imported.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
 
-from graph import present
-from graph.cli_io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, run_interruptible, silence_stdout
-from graph.present import count as _count
+from doors import present
+from doors.cli.io import BROKEN_PIPE, INTERRUPTED, dumps, install_signal_handlers, run_interruptible, silence_stdout
+from doors.present import count as _count
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, one_line
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ def _deps(settings: Settings, res: Resources, models: ModelProvider | None = Non
 def cmd_services_status(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from doors.serve import server_status
     from graph.resources import services_status
-    from graph.serve import server_status
 
     settings = _settings(args)
     rows = [*services_status(settings), server_status(settings.data_dir)]
@@ -99,9 +99,9 @@ make_models: Callable[[Settings], ModelProvider] = _openai_models
 def cmd_chat(args: argparse.Namespace) -> int:
     if args.resume is None and args.message is None:
         raise InvalidInputError("a message is required (or --resume yes|no|both to answer a pending confirmation)")
-    from graph import door
+    from doors import door
+    from doors.cli.progress import AnswerStream, Spinner
     from graph.api import run_turn, validate_turn
-    from graph.progress import AnswerStream, Spinner
 
     settings = _settings(args)
     # before the model stack loads: bad input (and a message the model cannot hold) is a quick one-line error
@@ -148,7 +148,7 @@ def cmd_memories_add(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_search(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -206,7 +206,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_list(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -216,7 +216,7 @@ def cmd_memories_list(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_show(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -226,7 +226,7 @@ def cmd_memories_show(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_pin(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -252,7 +252,7 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
             if "gone" in out.values():
                 raise NotFoundError("some ids are not disputed memories of this user (see 'gone' above)")
             return 0
-        from graph import door
+        from doors import door
 
         disputed = door.disputed(deps, args.user)
     present.show(args, disputed, lambda: present.disputed_lines(disputed, args.user))
@@ -260,7 +260,7 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_history(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -270,7 +270,7 @@ def cmd_memories_history(args: argparse.Namespace) -> int:
 
 
 def cmd_memories_restore(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -320,7 +320,7 @@ def cmd_memories_import(args: argparse.Namespace) -> int:
 
 
 def cmd_tasks_list(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -330,7 +330,7 @@ def cmd_tasks_list(args: argparse.Namespace) -> int:
 
 
 def cmd_tasks_show(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -346,7 +346,7 @@ def cmd_tasks_add(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--steps {args.steps} but {len(args.step)} --step texts given")
     with _resources(settings) as res:
         task = _deps(settings, res).tasks().create(args.user, args.session, args.title, steps)
-    from graph.door import task_json
+    from doors.door import task_json
 
     out = task_json(task)
     present.show(args, out, lambda: [present.task_row(out)])
@@ -359,7 +359,7 @@ def _cmd_task_change(args: argparse.Namespace, change: str) -> int:
         store = _deps(settings, res).tasks()
         task = store.advance(args.user, args.id, note=args.note) if change == "advance" else \
             store.complete(args.user, args.id, note=args.note)
-    from graph.door import task_json
+    from doors.door import task_json
 
     out = task_json(task)
     present.show(args, out, lambda: [present.task_row(out)])
@@ -375,7 +375,7 @@ def cmd_tasks_done(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from graph import door
+    from doors import door
 
     settings = _settings(args)
     with _resources(settings) as res:
@@ -387,19 +387,19 @@ def cmd_usage(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from graph.doctor import run_checks
+    from doors.doctor import run_checks
 
     return present.print_checks([asdict(c) for c in run_checks(_settings(args))], args.json)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from graph.serve import serve
+    from doors.serve import serve
 
     return serve(_settings(args).data_dir, host=args.host, port=args.port)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from graph.mcp_stdio import run_stdio
+    from doors.mcp_stdio import run_stdio
 
     code: int = run_stdio(_settings(args), args.user)
     return code
@@ -631,7 +631,7 @@ def _quiet_library_loggers() -> None:
     # Our own warnings (e.g. an unparseable model reply that was handled) are one line each on stderr.
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("palace: warning: %(message)s"))
-    for name in ("nodes", "graph", "memory"):
+    for name in ("nodes", "graph", "memory", "doors"):
         logger = logging.getLogger(name)
         if not logger.handlers:
             logger.addHandler(handler)
@@ -664,7 +664,7 @@ def _invalid_setting(exc: BaseException) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``palace`` entry point. ``argv`` None: this is the process (Ctrl-C ends it at once after the one
-    line, see :mod:`graph.cli_io`); a list: called in-process (tests), which only returns the exit code."""
+    line, see :mod:`doors.cli.io`); a list: called in-process (tests), which only returns the exit code."""
     install_signal_handlers()
     try:
         code = _run(argv)
@@ -736,7 +736,7 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         _read_message(args)
         _precheck(args)
-        from graph.client import run_remote, server_for
+        from doors.client import run_remote, server_for
 
         remote = None if getattr(args, "local_only", False) else server_for(args)
         code: int = run_remote(remote, args) if remote else args.func(args)
