@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import doors.cli.agent
 import doors.cli.main
 
 
@@ -41,6 +42,6 @@ def _models(settings: Any) -> Any:
 
 
 if __name__ == "__main__":
-    doors.cli.main.make_models = _models
+    doors.cli.agent.make_models = _models
     sys.argv[0] = "palace"
     sys.exit(doors.cli.main.main())

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
 
-import doors.cli.main
+import doors.cli.agent
 from doors.cli.main import main
 from graph.api import compiled
 from graph.context import Context
@@ -58,7 +58,7 @@ def cli(services: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("PALACE_KEY_PREFIX", services["prefix"])
     monkeypatch.setenv("PALACE_TIMEZONE", "Asia/Shanghai")
     monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
-    monkeypatch.setattr(doors.cli.main, "make_models", lambda s: ScriptedModels(ScriptedBrain()))
+    monkeypatch.setattr(doors.cli.agent, "make_models", lambda s: ScriptedModels(ScriptedBrain()))
     return lambda *args: main(["--data-dir", str(services["data"] / "data"), *args])
 
 
