@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from datetime import tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
+from zoneinfo import ZoneInfo
+
+from doors import present
 
 if TYPE_CHECKING:
     from graph.deps import Deps
@@ -44,3 +48,15 @@ def _openai_models(settings: Settings) -> ModelProvider:
 
 # The model boundary: tests swap in a scripted model here; everything else stays real.
 make_models: Callable[[Settings], ModelProvider] = _openai_models
+
+T = TypeVar("T")
+
+
+def show(args: argparse.Namespace, operation: Callable[[Deps], T], lines: Callable[[T, tzinfo], list[str]]) -> int:
+    """Run one operation on the stores (no model) and show its result: its JSON shape with --json, else the
+    presenter's ``lines`` in the user's zone."""
+    settings_ = settings(args)
+    with resources(settings_) as res:
+        value = operation(deps(settings_, res))
+    present.show(args, value, lambda: lines(value, ZoneInfo(settings_.timezone)))
+    return 0

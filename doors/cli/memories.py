@@ -32,11 +32,8 @@ def cmd_memories_add(args: argparse.Namespace) -> int:
 def cmd_memories_search(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        found = door.search(agent.deps(settings, res), args.user, args.query, now=args.now, limit=args.limit)
-    present.show(args, found, lambda: present.search_lines(found, ZoneInfo(settings.timezone)))
-    return 0
+    return agent.show(args, lambda deps: door.search(deps, args.user, args.query, now=args.now, limit=args.limit),
+                      present.search_lines)
 
 
 def cmd_memories_forget(args: argparse.Namespace) -> int:
@@ -69,31 +66,21 @@ def cmd_memories_forget(args: argparse.Namespace) -> int:
 def cmd_memories_list(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        found = door.list_(agent.deps(settings, res), args.user, status=args.status)
-    present.show(args, found, lambda: present.memory_list(found, args.user, args.status, ZoneInfo(settings.timezone)))
-    return 0
+    return agent.show(args, lambda deps: door.list_(deps, args.user, status=args.status),
+                      lambda found, tz: present.memory_list(found, args.user, args.status, tz))
 
 
 def cmd_memories_show(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        m = door.show(agent.deps(settings, res), args.user, args.id)
-    present.show(args, m, lambda: present.memory_lines(m, ZoneInfo(settings.timezone)))
-    return 0
+    return agent.show(args, lambda deps: door.show(deps, args.user, args.id), present.memory_lines)
 
 
 def cmd_memories_pin(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        m = door.pin(agent.deps(settings, res), args.user, args.id)
-    present.show(args, m, lambda: [f"pinned {m['id']}: {m['text']}"])
-    return 0
+    return agent.show(args, lambda deps: door.pin(deps, args.user, args.id),
+                      lambda m, _: [f"pinned {m['id']}: {m['text']}"])
 
 
 def cmd_memories_review(args: argparse.Namespace) -> int:
@@ -123,21 +110,14 @@ def cmd_memories_review(args: argparse.Namespace) -> int:
 def cmd_memories_history(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        events = door.history(agent.deps(settings, res), args.user, args.id)
-    present.show(args, events, lambda: present.history_lines(events, ZoneInfo(settings.timezone)))
-    return 0
+    return agent.show(args, lambda deps: door.history(deps, args.user, args.id), present.history_lines)
 
 
 def cmd_memories_restore(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        done = door.restore(agent.deps(settings, res), args.user, args.id)
-    present.show(args, done, lambda: [present.restored_line(done)])
-    return 0
+    return agent.show(args, lambda deps: door.restore(deps, args.user, args.id),
+                      lambda done, _: [present.restored_line(done)])
 
 
 def cmd_memories_export(args: argparse.Namespace) -> int:

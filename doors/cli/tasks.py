@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from zoneinfo import ZoneInfo
 
 from doors import present
 from doors.cli import agent
@@ -14,21 +13,14 @@ from memory.errors import InvalidInputError
 def cmd_tasks_list(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        tasks = door.tasks(agent.deps(settings, res), args.user, session_id=args.session, status=args.status)
-    present.show(args, tasks, lambda: present.task_list(tasks, args.user))
-    return 0
+    return agent.show(args, lambda deps: door.tasks(deps, args.user, session_id=args.session, status=args.status),
+                      lambda tasks, _: present.task_list(tasks, args.user))
 
 
 def cmd_tasks_show(args: argparse.Namespace) -> int:
     from doors import door
 
-    settings = agent.settings(args)
-    with agent.resources(settings) as res:
-        task = door.task(agent.deps(settings, res), args.user, args.id)
-    present.show(args, task, lambda: present.task_lines(task, ZoneInfo(settings.timezone)))
-    return 0
+    return agent.show(args, lambda deps: door.task(deps, args.user, args.id), present.task_lines)
 
 
 def cmd_tasks_add(args: argparse.Namespace) -> int:
