@@ -39,7 +39,7 @@ TEXTS = ("I live in Hangzhou, near the West Lake.", "My sister Lina moved to Lis
 
 def _palace() -> list[str]:
     script = Path(sys.executable).parent / "palace"  # the console script a user runs
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "graph.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "doors.cli"]
 
 
 def commands() -> dict[str, list[str]]:

@@ -547,8 +547,8 @@ def report(r: dict[str, Any]) -> str:
 
 def _child(data_dir: str, port: str) -> int:
     """The server process of ``--scripted``: ``palace serve`` with the scripted model as the process's models."""
+    from doors.serve import serve
     from graph import deps
-    from graph.serve import serve
     from graph.testing import ScriptedBrain, ScriptedModels
 
     deps._ProcessDeps.deps = deps.Deps(models=ScriptedModels(ScriptedBrain()))

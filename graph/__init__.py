@@ -1,1 +1,2 @@
-"""The agent: settings, resources, graph builder, server entry and the ``palace`` CLI."""
+"""The agent: settings, resources, models, the graph builder, the turn API and the LangGraph server entry. Its
+doors (the CLI, the HTTP API, MCP, the web inspector) are the ``doors`` package."""

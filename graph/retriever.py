@@ -1,8 +1,8 @@
 """``PalaceRetriever``: one user's memories as a LangChain retriever, ranked by the product's recall (hybrid
 dense + BM25 relevance, time intent, decay, importance), so any LangChain chain can use the memory.
 
-It searches through a door: :class:`graph.door.LocalDoor` on this process's stores, or
-:class:`graph.client.PalaceClient` on a running ``palace serve``. Each document's metadata carries the memory id,
+It searches through a door: :class:`doors.door.LocalDoor` on this process's stores, or
+:class:`doors.client.PalaceClient` on a running ``palace serve``. Each document's metadata carries the memory id,
 its score's parts, its status and its recorded and event times.
 """
 

@@ -2,7 +2,7 @@
 store, because the server refuses a graph that brings its own; the Redis checkpointer comes from
 ``langgraph.json``'s ``"checkpointer"``. Importing this module reads no setting and opens no connection:
 :class:`~graph.deps.Deps` does both on the first run. It is the process's one instance (``process_deps``), shared
-with the store and the HTTP app (``graph.http_api``), so the stores and the embedder are opened once per process.
+with the store and the HTTP app (``doors.http_api``), so the stores and the embedder are opened once per process.
 The server process also sweeps idle sessions every ``PALACE_SWEEP_INTERVAL_S`` (``graph.sweep``; the first sweep
 one interval after start).
 """

@@ -30,7 +30,7 @@ from langgraph_sdk import get_client
 from mcp import Client
 
 from bench.model_server import ANSWER, FixedLatencyModel
-from graph.client import sse_events
+from doors.client import sse_events
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis
 from memory.postgres import TaskStore, open_pool
 from memory.validation import id_to_label
@@ -320,7 +320,7 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-zone") == "Asia/Shanghai"  # type: ignore[attr-defined]
         passport = next(m for m in served.api("GET", ALICE, "/memories") if m["text"] == "My passport ends in 42")  # type: ignore[union-attr,index]
         row = next(r for r in rows if r.find_element(By.CSS_SELECTOR, "td .text").text == "My passport ends in 42")
-        from graph.present import when as cli_when
+        from doors.present import when as cli_when
 
         recorded = row.find_elements(By.CSS_SELECTOR, "td.when")[1]  # after the score cell: recorded, event
         assert recorded.text == cli_when(passport["timestamp"], ZoneInfo("Asia/Shanghai"))
@@ -383,7 +383,7 @@ def test_web_inspector_changes_memory_and_shows_the_chain(served: Served) -> Non
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from graph.present import memory_lines
+    from doors.present import memory_lines
 
     # two turns, the second a stated change of the first: the write path links them (memory/links.py)
     for session, message, at in (("home1", "I live in Suzhou.", "2026-11-02T09:00"),

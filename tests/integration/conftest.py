@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import graph.cli
-from graph.cli import main
+import doors.cli.agent
+from doors.cli.main import main
 from graph.testing import ScriptedBrain, ScriptedModels
 from memory.redis_cluster import open_redis
 from tests.conftest import delete_prefix
@@ -49,7 +49,7 @@ def cli(redis_server_url: str, pg_url: str, tmp_path: Path, monkeypatch: pytest.
     monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
     brain = ScriptedBrain(lambda new, existing: ("conflict", 1) if "live in" in new and any(
         "live in" in e for e in existing) else ("add", 0))
-    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(brain))
+    monkeypatch.setattr(doors.cli.agent, "make_models", lambda settings: ScriptedModels(brain))
 
     def run(*args: str) -> int:
         return main(["--data-dir", str(tmp_path / "data"), *args])

@@ -1,6 +1,6 @@
 """``palace`` as a real process with the scripted model at the model boundary (everything else real).
 
-``python -m tests.integration.scripted_cli ARGS...`` runs ``graph.cli.main()`` exactly as the ``palace`` entry
+``python -m tests.integration.scripted_cli ARGS...`` runs ``doors.cli.main.main()`` exactly as the ``palace`` entry
 point does. A model call whose prompt contains ``PALACE_TEST_SLOW`` (the environment variable's value) writes
 the call's tool names (or ``answer``) to the file named by ``PALACE_TEST_MARK`` and then blocks, so a test can
 send SIGINT while the turn is inside that call. ``PALACE_TEST_SUMMARY=empty``: the summariser finds nothing worth
@@ -15,7 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import graph.cli
+import doors.cli.agent
+import doors.cli.main
 
 
 def _models(settings: Any) -> Any:
@@ -41,6 +42,6 @@ def _models(settings: Any) -> Any:
 
 
 if __name__ == "__main__":
-    graph.cli.make_models = _models
+    doors.cli.agent.make_models = _models
     sys.argv[0] = "palace"
-    sys.exit(graph.cli.main())
+    sys.exit(doors.cli.main.main())

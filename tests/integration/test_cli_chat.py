@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graph.cli import main
+from doors.cli.main import main
 from graph.settings import Settings
 
 
@@ -267,7 +267,7 @@ def test_chat_dash_through_a_pipe(cli_env: dict[str, str]) -> None:
     assert json.loads(proc.stdout)["session_id"] == "pipe"
     stores = Settings(redis_url=cli_env["PALACE_REDIS_URL"], key_prefix=cli_env["PALACE_KEY_PREFIX"])
     assert _said("p", "pipe", stores) == ["My bike is in the garage."]
-    empty = subprocess.run([sys.executable, "-m", "graph.cli", "chat", "-", "--user", "p"], input="",
+    empty = subprocess.run([sys.executable, "-m", "doors.cli", "chat", "-", "--user", "p"], input="",
                            capture_output=True, text=True, timeout=120,
                            env={**os.environ, "PYTHONPATH": os.getcwd(), **cli_env})
     assert (empty.returncode, empty.stdout) == (2, "") and empty.stderr == "palace: error: message is empty\n"

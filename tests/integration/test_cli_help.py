@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from graph.cli import build_parser
+from doors.cli.main import build_parser
 
 
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -37,7 +37,7 @@ COMMANDS = _commands(build_parser())
 
 
 def palace(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "doors.cli", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.getcwd(), **(env or {})}, **kwargs)
 
 
@@ -76,7 +76,7 @@ HEAVY = ("openai", "langchain_openai", "langchain", "qdrant_client", "bpe_openai
 
 
 def test_importing_the_cli_loads_no_heavy_stack() -> None:
-    code = f"import sys, graph.cli; print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])"
+    code = f"import sys, doors.cli.main; print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert proc.returncode == 0 and json.loads(proc.stdout.replace("'", '"')) == [], proc.stdout + proc.stderr
@@ -93,7 +93,7 @@ def test_importing_the_cli_loads_no_heavy_stack() -> None:
 ], ids=lambda a: " ".join(a[:2]))
 def test_commands_without_a_model_never_import_openai_or_langchain_models(args: tuple[str, ...],
                                                                            cli_env: dict[str, str]) -> None:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "graph.cli", *args], capture_output=True,
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "doors.cli", *args], capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd(), **cli_env})
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}

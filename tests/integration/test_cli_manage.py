@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graph.cli import main
+from doors.cli.main import main
 from memory import postgres
 from memory.postgres import TaskStore
 

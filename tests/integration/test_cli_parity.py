@@ -1,6 +1,6 @@
 """One presenter behind both CLI modes: every read command (memories list / search / show / history / review, tasks
 list / show, usage), run in process and through a running server on the same memories, prints the same bytes, text
-and ``--json`` alike. The server is the real HTTP API app (``graph.http_api``) served by uvicorn on a socket in this
+and ``--json`` alike. The server is the real HTTP API app (``doors.http_api``) served by uvicorn on a socket in this
 process, on the stores the in-process CLI opens (the embedded Qdrant Edge is shared within a process); the CLI
 finds it through ``server.json`` as it finds ``palace serve``. The scripted model answers the chat turns."""
 
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import uvicorn
 
-import graph.client
+import doors.client
+from doors.http_api import create_app
 from graph import endpoint
 from graph.deps import Deps
-from graph.http_api import create_app
 from graph.settings import get_settings
 
 
@@ -56,19 +56,19 @@ def _both(cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monk
     assert cli(*args) == 0, capsys.readouterr().err
     local = capsys.readouterr().out
     remote_calls: list[str] = []
-    real = graph.client.run_remote
+    real = doors.client.run_remote
 
     def counted(at: str, parsed: Any) -> int:
         remote_calls.append(at)
         return real(at, parsed)
 
-    monkeypatch.setattr(graph.client, "run_remote", counted)
+    monkeypatch.setattr(doors.client, "run_remote", counted)
     endpoint.write(data_dir, url)
     try:
         assert cli(*args) == 0, capsys.readouterr().err
     finally:
         endpoint.remove(data_dir)
-        monkeypatch.setattr(graph.client, "run_remote", real)
+        monkeypatch.setattr(doors.client, "run_remote", real)
     assert remote_calls == [url], "the command did not go through the server"
     return local, capsys.readouterr().out
 

@@ -120,7 +120,7 @@ def test_a_closed_pipe_ends_the_command_quietly_with_141(cli_env: dict[str, str]
     for i in range(3):
         assert scripted("memories", "add", f"My bike number {i} is in the garage", "--user", "u", env=env
                         ).returncode == 0
-    proc = subprocess.Popen([sys.executable, "-m", "graph.cli", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "doors.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader is gone before the first line (`palace ... | head -0`)
@@ -136,10 +136,10 @@ def test_head_reads_the_first_lines_of_a_long_listing(cli_env: dict[str, str]) -
     lines = "\n".join(json.dumps({"id": f"00000000-0000-4000-8000-{i:012d}", "text": f"memory {i} " + "x" * 200,
                                   "user_id": "u", "session_id": "s", "timestamp": 1_700_000_000_000 + i})
                       for i in range(400))
-    imported = subprocess.run([sys.executable, "-m", "graph.cli", "memories", "import", "-"], input=lines, text=True,
+    imported = subprocess.run([sys.executable, "-m", "doors.cli", "memories", "import", "-"], input=lines, text=True,
                               capture_output=True, env=env, timeout=300)
     assert imported.returncode == 0, imported.stderr
-    shell = subprocess.run("python -m graph.cli memories list --user u --json | head -c 100; "
+    shell = subprocess.run("python -m doors.cli memories list --user u --json | head -c 100; "
                            "echo \" ${PIPESTATUS[0]}\"", shell=True, executable="/bin/bash", capture_output=True,
                            text=True, env={**env, "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"},
                            timeout=300)

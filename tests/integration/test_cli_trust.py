@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-import graph.cli
-from graph.cli import main
+import doors.cli.agent
+from doors.cli.main import main
 from graph.testing import ScriptedBrain, ScriptedModels
 from memory import postgres
 from memory.embedded import EmbeddedPostgres
@@ -249,7 +249,7 @@ def test_postgres_stopped_mid_turn_the_answer_is_printed_and_usage_waits(
             pg.stop()  # PostgreSQL goes away mid-turn: after recall read the tasks, before the ledger write
         return reply
 
-    monkeypatch.setattr(graph.cli, "make_models", lambda settings: ScriptedModels(answer_then_stop))
+    monkeypatch.setattr(doors.cli.agent, "make_models", lambda settings: ScriptedModels(answer_then_stop))
     data = str(tmp_path / "data")
     try:
         assert main(["--data-dir", data, "chat", "I like hiking.", "--user", "u", "--session", "s"]) == 0

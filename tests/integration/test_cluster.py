@@ -88,7 +88,7 @@ def test_cluster_setting_is_checked_against_the_server(redis_cluster: LocalRedis
 
 def test_cli_refuses_a_cluster_setting_the_server_contradicts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    from graph.cli import main
+    from doors.cli.main import main
 
     _require_external("Redis", lambda: open_redis(EXTERNAL_REDIS).ping())
     monkeypatch.setenv("PALACE_REDIS_URL", EXTERNAL_REDIS)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph.door import LocalDoor
-from graph.http_api import create_app
+from doors.door import LocalDoor
+from doors.http_api import create_app
 from graph.retriever import PalaceRetriever
 from graph.testing import ScriptedBrain
 from tests.conftest import external_stack
@@ -144,8 +144,8 @@ def test_doctor_route_checks_the_stores_the_server_holds(served: tuple[Agent, Te
     assert checks["embeddings"]["detail"] == "384 dimensions"
 
     # a chat model that cannot be reached: its checks fail with the fix, the stores' pass, nothing is closed
+    from doors.door import doctor
     from graph.deps import Deps
-    from graph.door import doctor
 
     broken = agent.deps.settings.model_copy(update={"chat_model": "gone", "verifier_model": None,
                                                     "chat_base_url": "http://127.0.0.1:9/v1", "model_max_retries": 0})
@@ -164,7 +164,7 @@ async def test_mcp_add_memory_takes_at_like_the_http_api(served: tuple[Agent, Te
     stored once, and a bad ``at`` the same typed error (a tool error; a 400 over HTTP), never a traceback."""
     from mcp import Client
 
-    from graph.mcp_server import build_mcp
+    from doors.mcp_server import build_mcp
 
     agent, api = served
     user = "auth0|at-1"

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from graph.cli import main
+from doors.cli.main import main
 from memory.embedded import EmbeddedPostgres, EmbeddedRedis, LocalQdrant
 from memory.errors import StorageLockedError
 from memory.local_model import LocalModelServer
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "doors.cli", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.getcwd(), **(env or {})})
 
 

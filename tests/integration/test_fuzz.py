@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
 
-import graph.cli
+import doors.cli.agent
+from doors.cli.main import main
 from graph.api import compiled
-from graph.cli import main
 from graph.context import Context
 from graph.deps import Deps
 from graph.resources import Resources
@@ -58,7 +58,7 @@ def cli(services: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("PALACE_KEY_PREFIX", services["prefix"])
     monkeypatch.setenv("PALACE_TIMEZONE", "Asia/Shanghai")
     monkeypatch.delenv("PALACE_QDRANT_URL", raising=False)
-    monkeypatch.setattr(graph.cli, "make_models", lambda s: ScriptedModels(ScriptedBrain()))
+    monkeypatch.setattr(doors.cli.agent, "make_models", lambda s: ScriptedModels(ScriptedBrain()))
     return lambda *args: main(["--data-dir", str(services["data"] / "data"), *args])
 
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from doors.door import show
 from graph.api import search_memories
-from graph.door import show
 from tests.integration.agent_harness import Agent
 
 TZ = ZoneInfo("Asia/Shanghai")

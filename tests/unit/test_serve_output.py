@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.serve import Uncoloured, banner, coloured
+from doors.serve import Uncoloured, banner, coloured
 
 
 def test_colour_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:

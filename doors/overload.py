@@ -1,5 +1,5 @@
 """Overload is an answer, not a hang: the server answers every memory API request and MCP tool call within
-``PALACE_REQUEST_TIMEOUT_S`` (``graph.http_api``, ``graph.mcp_server``), and LangGraph's own ``/threads`` and
+``PALACE_REQUEST_TIMEOUT_S`` (``doors.http_api``, ``doors.mcp_server``), and LangGraph's own ``/threads`` and
 ``/runs`` routes too (:class:`GuardLangGraphRoutes`, a middleware the server applies to every route).
 
 A request still waiting then (the model saturated, a store slow or down, every worker thread busy) is answered with

@@ -1,14 +1,14 @@
-"""The server's own routes (``langgraph.json`` → ``"http": {"app": "./graph/http_api.py:app"}``), beside the
+"""The server's own routes (``langgraph.json`` → ``"http": {"app": "./doors/http_api.py:app"}``), beside the
 graph, the threads and the store that LangGraph serves:
 
 - ``/palace/api/...``: the memory HTTP API (below), one user per path (``/palace/api/users/<user_id>/...``);
-- ``/palace/mcp?user_id=U``: the MCP memory tools over Streamable HTTP (``graph.mcp_server``);
-- ``/palace/ui/``: the web memory inspector (static files in ``graph/web``; no CDN).
+- ``/palace/mcp?user_id=U``: the MCP memory tools over Streamable HTTP (``doors.mcp_server``);
+- ``/palace/ui/``: the web memory inspector (static files in ``doors/web``; no CDN).
 
-Every route calls the operation the CLI calls (``graph.door`` over ``graph.api`` / ``graph.manage``), in a worker
+Every route calls the operation the CLI calls (``doors.door`` over ``graph.api`` / ``graph.manage``), in a worker
 thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not the JSON asked for: 422), not found
 404 (another user's memory is not found), a store that cannot be reached 503 with ``Retry-After``, and so is a
-request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``graph.overload``: the server is overloaded). With
+request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``doors.overload``: the server is overloaded). With
 ``PALACE_API_TOKEN`` set, the API and MCP need ``Authorization: Bearer <token>`` (401 otherwise);
 ``/palace/api/health`` stays open. ``GET /palace/api/doctor``: ``palace doctor``'s checks, run by the server on
 the stores it holds (every check's outcome is in the body: 200 whether or not they pass).
@@ -40,10 +40,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graph import door
+from doors import door
+from doors.mcp_server import build_mcp, user_from_query
+from doors.overload import GuardLangGraphRoutes, Overloaded, within
 from graph.deps import Deps, process_deps
-from graph.mcp_server import build_mcp, user_from_query
-from graph.overload import GuardLangGraphRoutes, Overloaded, within
 from memory.errors import (
     ConfigurationError,
     InvalidInputError,

@@ -1,4 +1,4 @@
-"""``palace mcp --user U``: the memory tools (``graph.mcp_server``) over stdio for one user, through the running
+"""``palace mcp --user U``: the memory tools (``doors.mcp_server``) over stdio for one user, through the running
 ``palace serve`` when the data directory names one (it owns the stores), else on the stores directly."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import logging
 
 import anyio
 
+from doors.mcp_server import MemoryDoor, build_mcp
 from graph import endpoint
-from graph.mcp_server import MemoryDoor, build_mcp
 from graph.settings import Settings
 from memory.validation import check_id
 
@@ -18,13 +18,13 @@ def run_stdio(settings: Settings, user_id: str) -> int:
     found = endpoint.live(endpoint.data_dir(settings.data_dir))
     door: MemoryDoor
     if found is not None:
-        from graph.client import PalaceClient
+        from doors.client import PalaceClient
 
         client = PalaceClient(found.url)
         door, closer = client, client.close
     else:
+        from doors.door import LocalDoor
         from graph.deps import Deps
-        from graph.door import LocalDoor
         from graph.resources import Resources
 
         resources = Resources(settings)

@@ -1,5 +1,5 @@
-"""What the CLI prints for a person, from the JSON shapes of the memory operations (``graph.door``): a command run
-in process and the same command through a running ``palace serve`` (``graph.client``) hand the same JSON to the
+"""What the CLI prints for a person, from the JSON shapes of the memory operations (``doors.door``): a command run
+in process and the same command through a running ``palace serve`` (``doors.client``) hand the same JSON to the
 same function here, so they print the same bytes. Times are in the user's zone (PALACE_TIMEZONE).
 
 Standard library only: the CLI's client mode imports this and httpx, nothing of the agent stack.
@@ -7,13 +7,16 @@ Standard library only: the CLI's client mode imports this and httpx, nothing of 
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, tzinfo
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from doors.cli.io import dumps
 from memory.errors import ConfigurationError
 
 JSON = Mapping[str, Any]
@@ -176,3 +179,94 @@ def usage_lines(report: JSON) -> list[str]:
                      f"each answer: {saving_text(saving)}; cost ${_money(report['cost_usd']):.4f} against "
                      f"${_money(report['full_history_cost_usd']):.4f}")
     return lines
+
+
+def show(args: argparse.Namespace, value: Any, lines: Callable[[], list[str]]) -> None:
+    """A command's result: its JSON shape with --json, else the presenter's lines (the same in both CLI modes)."""
+    print(dumps(value) if getattr(args, "json", False) else "\n".join(lines()))
+
+
+def turn_changes(state: dict[str, Any]) -> list[str]:
+    """What a turn did to memory, one line each: stored, merged, superseded, disputed (with the gates' notes)."""
+    lines = []
+    for v in state.get("verdicts") or []:
+        text, short = v["candidate"]["text"], v["memory_id"][:8]
+        target = (v.get("target") or "")[:8]
+        note = ("" if not v.get("note") else f"  (verifier said {v['said']}: {v['note']})" if v.get("said")
+                else f"  ({v['note']})")
+        if v["decision"] == "duplicate":
+            lines.append(f"merged {short} into {target} {v['target_text']!r}: {text!r}{note}")
+        elif v["decision"] == "update":
+            lines.append(f"stored {short} {text!r}; superseded {target} {v['target_text']!r}{note}")
+        elif v["decision"] in ("conflict", "unverified"):
+            other = f" (contradicts {target} {v['target_text']!r})" if v.get("target_text") else ""
+            lines.append(f"disputed {short} {text!r}{other}: asks you to confirm{note}")
+        else:
+            lines.append(f"stored {short} {text!r}{note}")
+    return lines
+
+
+def confirmation_lines(confirmations: list[dict[str, object]]) -> list[str]:
+    said = {"accepted": "kept {new!r} and retired {old!r}", "rejected": "forgot {new!r}, kept {old!r}",
+            "kept both": "kept both {new!r} and {old!r}", "gone": "{new!r} was already reviewed or forgotten"}
+    out = []
+    for c in confirmations:
+        pattern = said.get(str(c.get("outcome")), "{new!r}: {outcome}")
+        if c.get("other") is None:
+            pattern = pattern.replace(" and retired {old!r}", "").replace(", kept {old!r}", "").replace(
+                " and {old!r}", "")
+        out.append(pattern.format(new=c.get("text"), old=c.get("other"), outcome=c.get("outcome")))
+    return out
+
+
+def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> None:
+    """A turn for the user, from its JSON shape (:func:`turn_json`): the same output whether the turn ran here or
+    in a running server."""
+    if args.json:
+        print(dumps({**state, "answer": ""} if args.resume is not None else state))
+        return
+    if args.resume is not None:  # the answer of the turn was printed then; now say what the confirmation did
+        for line in confirmation_lines(state.get("confirmations") or []):
+            print(line)
+    elif not getattr(args, "answer_printed", False):  # streamed already, as it was generated
+        print(state["answer"])
+    if args.explain and args.resume is None:
+        window = state.get("time_window")
+        head = f"recalled memories (about {window['phrase']}: {window['start']} to {window['end']}, no decay " \
+               f"inside):" if window else "recalled memories:"
+        print(f"\n{head}")
+        for n, r in enumerate(state.get("recalled") or [], 1):
+            at = when(r["event_time"] or r["timestamp"], tz)
+            lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
+            print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "
+                  f"bm25 {lexical}) x decay {r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}"
+                  f"  [{at}] {r['text']}")
+        if not state.get("recalled"):
+            print("  (none)")
+        if state.get("answer_changes"):  # what the answer check did to a small model's answer
+            print("\nanswer checked:")
+            for line in state["answer_changes"]:
+                print(f"  {line}")
+        changes = turn_changes(state)
+        print("\nmemory changes:" if changes else "\nmemory changes: none")
+        for line in changes:
+            print(f"  {line}")
+    for i in state.get("interrupts") or []:
+        print(f"\nconfirm: {i.get('question', i)}", file=sys.stderr)
+        answers = "|".join(i.get("answers") or ["yes", "no", "both"])
+        print(f"  answer with: palace chat --user {state['user_id']} --session {state['session_id']} --resume "
+              f"{answers}", file=sys.stderr)
+
+
+def print_checks(checks: list[dict[str, Any]], as_json: bool, server: str | None = None) -> int:
+    """``palace doctor``'s output from the checks' JSON shape, run here or by the running ``server``; the exit code:
+    3 when a check failed."""
+    if as_json:
+        print(dumps(checks))
+    else:
+        for c in checks:
+            state = "ok  " if c["ok"] else "FAIL"
+            print(f"{state} {c['name']:<11} {c['where'] or '-'}: {c['detail']} ({c['ms']:.0f} ms)")
+        if server:
+            print(f"(checked by the palace server at {server}, on the stores and models it has open)")
+    return 0 if all(c["ok"] for c in checks) else 3

@@ -1,12 +1,12 @@
 """Memory tools over MCP (the official ``mcp`` SDK): ``add_memory``, ``search_memories`` (with score breakdowns),
 ``list_memories``, ``forget_memory``, ``review_memories``.
 
-Served two ways: over Streamable HTTP at ``/palace/mcp?user_id=U`` on the LangGraph server (``graph.http_api``),
+Served two ways: over Streamable HTTP at ``/palace/mcp?user_id=U`` on the LangGraph server (``doors.http_api``),
 and over stdio by ``palace mcp --user U`` (through the running server when there is one, else on the stores).
 The user comes from the connection, never from a tool argument the model fills (STYLE.md rule 9). Each tool is
 a thin adapter over a :class:`MemoryDoor` (the same operations as the CLI); a refused input or an unknown id is
 a tool error with the message, never a crash, and so is a call not answered within the server's
-``PALACE_REQUEST_TIMEOUT_S`` (``graph.overload``; the call goes on there).
+``PALACE_REQUEST_TIMEOUT_S`` (``doors.overload``; the call goes on there).
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from graph.overload import within
+from doors.overload import within
 from memory.errors import PalaceError
 
 JSON = dict[str, Any]
 
 
 class MemoryDoor(Protocol):
-    """The memory operations one user's tools call (``graph.door.LocalDoor`` or ``graph.client.PalaceClient``)."""
+    """The memory operations one user's tools call (``doors.door.LocalDoor`` or ``doors.client.PalaceClient``)."""
 
     def add(self, user_id: str, text: str, *, important: bool = False, at: str | None = None) -> JSON: ...
     def search(self, user_id: str, query: str, *, limit: int | None = None) -> list[JSON]: ...
@@ -53,7 +53,7 @@ def user_from_query(ctx: Context) -> str:
 
 def build_mcp(door: MemoryDoor, user_of: UserOf, *, limits: Limits | None = None) -> MCPServer:
     """The MCP server with the memory tools, each acting for ``user_of(ctx)`` through ``door``; with ``limits``,
-    a call not answered within its timeout is a tool error (``graph.overload.Overloaded``)."""
+    a call not answered within its timeout is a tool error (``doors.overload.Overloaded``)."""
     mcp: MCPServer = MCPServer("memory-palace", instructions="Long-term memory of one user: add what they state, "
                                "search before answering, settle disputed memories with them.")
 

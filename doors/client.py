@@ -2,7 +2,7 @@
 memories ...``, ``tasks``, ``usage`` and ``chat`` go through its HTTP API instead of opening the stores (the
 server owns them). httpx and the standard library only: this path never imports the agent stack.
 
-:class:`PalaceClient` is also the :class:`graph.mcp_server.MemoryDoor` of ``palace mcp`` when a server runs.
+:class:`PalaceClient` is also the :class:`doors.mcp_server.MemoryDoor` of ``palace mcp`` when a server runs.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 import httpx
 
-from graph import endpoint, present
-from graph.cli_io import dumps
-from graph.progress import AnswerStream, Spinner
+from doors import present
+from doors.cli.progress import AnswerStream, Spinner
+from graph import endpoint
 from memory.errors import InvalidInputError, NotFoundError, PalaceError, ServiceUnavailableError
 
 JSON = dict[str, Any]
@@ -210,14 +210,9 @@ def server_for(args: argparse.Namespace) -> str | None:
     return found.url if found else None
 
 
-def _show(args: argparse.Namespace, value: Any, lines: Callable[[], list[str]]) -> None:
-    """As ``graph.cli`` shows a result: the JSON shape with --json, else the presenter's lines."""
-    print(dumps(value) if getattr(args, "json", False) else "\n".join(lines()))
-
-
 def run_remote(url: str, args: argparse.Namespace) -> int:
     """Run the parsed command through the server at ``url``; prints what the local command prints: the server
-    answers with the JSON shapes the local command has, and the same presenters (``graph.present``) print them."""
+    answers with the JSON shapes the local command has, and the same presenters (``doors.present``) print them."""
     client = PalaceClient(url)
     try:
         return _dispatch(client, args)
@@ -229,9 +224,7 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     cmd, action = args.command, getattr(args, "action", None)
     as_json = getattr(args, "json", False)
     if cmd == "doctor":
-        from graph.cli import print_checks
-
-        return print_checks(c.doctor(), as_json, server=c.url)
+        return present.print_checks(c.doctor(), as_json, server=c.url)
     tz = present.user_timezone()
     if cmd == "chat":
         if args.resume is None and args.message is None:
@@ -246,24 +239,22 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
                 if answer.started and not answer.answered:
                     print(flush=True)  # end the partial answer's line: the error's one line follows on stderr
                 raise
-        from graph.cli import print_turn
-
         args.answer_printed = answer.started
-        print_turn(out, args, tz)  # the same output as a turn run here
+        present.print_turn(out, args, tz)  # the same output as a turn run here
         return 0
     if cmd == "usage":
         if args.user is None:
             raise InvalidInputError("through a running server, usage is per user: give --user")
         report = c.usage(args.user, args.by)
-        _show(args, report, lambda: present.usage_lines(report))
+        present.show(args, report, lambda: present.usage_lines(report))
         return 0
     if cmd == "tasks":
         if action == "list":
             tasks = c.tasks(args.user, session=args.session, status=args.status)
-            _show(args, tasks, lambda: present.task_list(tasks, args.user))
+            present.show(args, tasks, lambda: present.task_list(tasks, args.user))
         elif action == "show":
             task = c.task(args.user, args.id)
-            _show(args, task, lambda: present.task_lines(task, tz))
+            present.show(args, task, lambda: present.task_lines(task, tz))
         else:
             raise InvalidInputError(f"tasks {action} is not served through a running server: stop it, or use the "
                                     "task tools of a chat turn")
@@ -272,41 +263,41 @@ def _dispatch(c: PalaceClient, args: argparse.Namespace) -> int:
     user = str(args.user)
     if action == "add":
         m = c.add(user, args.text, important=args.important, at=args.at)
-        _show(args, m, lambda: [m["id"]])
+        present.show(args, m, lambda: [m["id"]])
     elif action == "search":
         found = c.search(user, args.query, limit=args.limit, now=args.now)
-        _show(args, found, lambda: present.search_lines(found, tz))
+        present.show(args, found, lambda: present.search_lines(found, tz))
     elif action == "list":
         listed = c.memories(user, args.status)
-        _show(args, listed, lambda: present.memory_list(listed, user, args.status, tz))
+        present.show(args, listed, lambda: present.memory_list(listed, user, args.status, tz))
     elif action == "show":
         shown = c.show(user, args.id)
-        _show(args, shown, lambda: present.memory_lines(shown, tz))
+        present.show(args, shown, lambda: present.memory_lines(shown, tz))
     elif action == "pin":
         pinned = c.pin(user, args.id)
-        _show(args, pinned, lambda: [f"pinned {pinned['id']}: {pinned['text']}"])
+        present.show(args, pinned, lambda: [f"pinned {pinned['id']}: {pinned['text']}"])
     elif action == "forget":
         if args.all and args.ids:
             raise InvalidInputError("give memory ids or --all, not both")
         if args.all:
             everything = c.forget_all(user)
-            _show(args, everything, lambda: [present.forgot_all_line(everything)])
+            present.show(args, everything, lambda: [present.forgot_all_line(everything)])
             return 0
         gone = c.forget(user, list(args.ids))
-        _show(args, gone, lambda: [present.forgot_line(gone, len(set(args.ids)), user)])
+        present.show(args, gone, lambda: [present.forgot_line(gone, len(set(args.ids)), user)])
     elif action == "review":
         if args.accept or args.reject or args.both:
             out = c.review(user, accept=list(args.accept), reject=list(args.reject), both=list(args.both))
-            _show(args, out, lambda: [f"{i}: {o}" for i, o in out.items()])
+            present.show(args, out, lambda: [f"{i}: {o}" for i, o in out.items()])
         else:
             disputed = c.disputed(user)
-            _show(args, disputed, lambda: present.disputed_lines(disputed, user))
+            present.show(args, disputed, lambda: present.disputed_lines(disputed, user))
     elif action == "history":
         events = c.history(user, args.id)
-        _show(args, events, lambda: present.history_lines(events, tz))
+        present.show(args, events, lambda: present.history_lines(events, tz))
     elif action == "restore":
         done = c.restore(user, args.id)
-        _show(args, done, lambda: [present.restored_line(done)])
+        present.show(args, done, lambda: [present.restored_line(done)])
     elif action == "export":
         text = c.export(user)
         sys.stdout.write(text)

@@ -1,6 +1,6 @@
 """What every ``palace`` command shares at the process edge: Ctrl-C, a reader that goes away, JSON output.
 
-Standard library only: ``graph.cli`` imports this before anything heavy, so the signal handling covers start-up.
+Standard library only: ``doors.cli.main`` imports this before anything heavy, so the signal handling covers start-up.
 
 - Ctrl-C (SIGINT): the first one raises ``KeyboardInterrupt`` where the command is, so ``with`` blocks close what
   they opened (a PostgreSQL transaction rolls back, a Redis script is atomic, Qdrant's write-ahead log keeps

@@ -28,7 +28,7 @@ PROJECT_CONFIG: dict[str, Any] = {
     "graphs": {"palace": "./graph/server.py:graph"},
     "checkpointer": {"path": "./graph/checkpointer.py:checkpointer"},
     "store": {"path": "./graph/server.py:store"},
-    "http": {"app": "./graph/http_api.py:app"},
+    "http": {"app": "./doors/http_api.py:app"},
 }
 OFFLINE_ENV = {"LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "true", "LANGSMITH_TRACING": "false"}
 STUDIO = "https://smith.langchain.com/studio/?baseUrl="

@@ -47,7 +47,7 @@ function el(tag, attrs, ...children) {
 
 let zone = "UTC";  // the server's PALACE_INSPECTOR_TIMEZONE (else PALACE_TIMEZONE), from /palace/api/health
 
-// a time as the CLI shows it (graph/present.py when): "2026-12-04 21:39" in the user's zone
+// a time as the CLI shows it (doors/present.py when): "2026-12-04 21:39" in the user's zone
 function when(ms) {
   if (ms === null || ms === undefined || ms === "") return "";
   const parts = Object.fromEntries(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hourCycle: "h23",
@@ -97,7 +97,7 @@ async function showHistory(link, id) {
   return `history of ${id.slice(0, 8)}`;
 }
 
-// the CLI's words (graph/present.py): memory_lines' chain, and what pin, forget and restore print
+// the CLI's words (doors/present.py): memory_lines' chain, and what pin, forget and restore print
 const SAME_SUBJECT = "same subject: (oldest first; the newest holds now)";
 function chainLine(o) {
   return `${o.relation.padEnd(7)} ${o.id.slice(0, 8)}  ${when(o.timestamp)}  ${o.status.padEnd(10)} ${o.text}`;
@@ -228,7 +228,7 @@ async function loadUsage() {
     el("p", { class: "vs" }, u.saving_pct === null ? "no model calls recorded" : `${savingText(u.saving_pct)}; cost $${money(u.cost_usd)} against $${money(u.full_history_cost_usd)} sending the full session history to each answer`));
 }
 
-// the CLI's wording (graph/present.py saving_text) and its four decimals
+// the CLI's wording (doors/present.py saving_text) and its four decimals
 function savingText(saving) {
   if (saving >= 0) return `${saving}% fewer prompt tokens`;
   return `${-saving}% more prompt tokens: the memory work (extraction, verification, summaries) costs more than ` +

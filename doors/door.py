@@ -1,5 +1,5 @@
-"""The memory operations as JSON, for the doors that speak JSON: the HTTP API (``graph.http_api``), the MCP tools
-(``graph.mcp_server``) and, through the HTTP API, the CLI's client mode and the web page.
+"""The memory operations as JSON, for the doors that speak JSON: the HTTP API (``doors.http_api``), the MCP tools
+(``doors.mcp_server``) and, through the HTTP API, the CLI's client mode and the web page.
 
 Each function validates nothing itself and decides nothing: it calls the operation the CLI calls (``graph.api``,
 ``graph.manage``, the task store and the ledger) and shapes the result, so scoping, validation and gates live once
@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from graph.api import add_memory, forget_memories, forget_user, run_turn, search_memories
@@ -36,6 +36,9 @@ from memory.long_term import Memory
 from memory.postgres import GroupBy, Task, TaskStatus
 from memory.recall import Recalled
 from memory.validation import check_id
+
+if TYPE_CHECKING:
+    from graph.api import TurnResult
 
 JSON = dict[str, Any]
 TASK_STATUSES: tuple[TaskStatus, ...] = ("active", "completed", "cancelled")
@@ -111,8 +114,6 @@ def chat(deps: Deps, user_id: str, session_id: str, message: str | None, *, at: 
         raise InvalidInputError("a message is required (or resume yes|no|both to answer a pending confirmation)")
     result = run_turn(deps, user_id, session_id, message, at=at, important=important, resume=resume,
                       on_token=on_token, on_answer=on_answer)
-    from graph.cli import turn_json
-
     loaded: JSON = json.loads(json.dumps(turn_json(result), ensure_ascii=False, default=str))
     return loaded
 
@@ -230,7 +231,7 @@ def doctor(deps: Deps) -> list[JSON]:
     the server while one runs, since the embedded stores are the server's to open."""
     from dataclasses import asdict
 
-    from graph.doctor import run_checks
+    from doors.doctor import run_checks
 
     return [asdict(c) for c in run_checks(deps.settings, deps.resources, deps.models)]
 
@@ -246,7 +247,7 @@ def health(deps: Deps) -> JSON:
 
 
 class LocalDoor:
-    """The operations on this process's stores (``graph.mcp_server.MemoryDoor``)."""
+    """The operations on this process's stores (``doors.mcp_server.MemoryDoor``)."""
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
@@ -268,3 +269,15 @@ class LocalDoor:
 
     def review(self, user_id: str, *, accept: list[str], reject: list[str], both: list[str] | None = None) -> JSON:
         return review(self.deps, user_id, accept=accept, reject=reject, both=both)
+
+
+TURN_KEYS = ("recalled", "time_window", "verdicts", "confirmations", "archive", "usage", "used", "degraded",
+             "answer_changes")
+
+
+def turn_json(result: TurnResult) -> dict[str, Any]:
+    """A turn as ``palace chat --json`` prints it (and the server's chat API returns it)."""
+    out: dict[str, Any] = {"answer": result.answer, "user_id": result.user_id, "session_id": result.session_id,
+                           "interrupts": result.interrupts}
+    out.update({k: result.state.get(k) for k in TURN_KEYS})
+    return out

@@ -1,0 +1,1 @@
+"""``palace``: the command line (:mod:`doors.cli.main`), one module per command group."""
