@@ -31,6 +31,19 @@ _PERSON_PHRASE_ZH = re.compile(r"^\W*((?:我的?|我们的?)(?:" + "|".join(sort
 # Someone the user introduces: "I have a sister called Mei", "我有一个女儿叫小雨".
 _INTRODUCED_EN = re.compile(r"\b(?:have|has|had)\s+(?:a|an|one)\s+(?:\w+\s+)?(" + _KIN_EN + r")\b", re.IGNORECASE)
 _INTRODUCED_ZH = re.compile(r"有(?:一个|一位|个|位)?(" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
+# Grammatical gender, a closed class of both languages: of the pronouns, and of the kin words that carry one (a
+# name carries none by itself: what the user said about it decides, :func:`gender`).
+_PRONOUN_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "他": "m", "她": "f"}
+_KIN_GENDER_EN = {**dict.fromkeys(("sister", "wife", "mother", "mom", "mum", "girlfriend", "grandmother", "grandma",
+                                   "aunt", "fiancee", "niece", "daughter"), "f"),
+                  **dict.fromkeys(("brother", "husband", "son", "father", "dad", "boyfriend", "grandfather",
+                                   "grandpa", "uncle", "fiancé", "nephew"), "m")}
+_KIN_GENDER_ZH = (("女朋友", "f"), ("男朋友", "m"), ("未婚妻", "f"), ("未婚夫", "m"), ("儿子", "m"), ("侄子", "m"),
+                  ("外甥女", "f"), ("外甥", "m"), ("先生", "m"), ("太太", "f"))
+_KIN_MARK_ZH = {**dict.fromkeys("女妹姐妻婆母妈奶姨姥", "f"), **dict.fromkeys("哥弟夫公爸父爷叔舅", "m")}
+_KIN_BEFORE_NAME = re.compile(r"\b(" + _KIN_EN + r")\s+([A-Z][a-z]+)|(" + "|".join(sorted(_PERSON_ZH, key=len,
+                              reverse=True)) + r")([\u4e00-\u9fff]{2,3})", re.IGNORECASE)
+_GENDERED_PRONOUN = re.compile(r"\b(he|him|his|she|her)\b|(他|她)(?!们)", re.IGNORECASE)
 
 
 def fragment_reason(text: str) -> str | None:
@@ -54,13 +67,48 @@ def person_named(sentence: str) -> str | None:
     return f"我{intro_zh.group(1)}" if intro_zh else None
 
 
-def resolve_pronoun(text: str, earlier: Sequence[str]) -> str | None:
-    """``text`` with its leading pronoun replaced by the person the nearest of ``earlier`` (newest last) names, or
-    None when it opens with no pronoun or none of them names a person."""
+def _kin_gender(word: str) -> str | None:
+    lowered = word.lower()
+    if lowered in _KIN_GENDER_EN:
+        return _KIN_GENDER_EN[lowered]
+    kin = next((g for w, g in _KIN_GENDER_ZH if w in word), None)
+    return kin or next((_KIN_MARK_ZH[c] for c in word if c in _KIN_MARK_ZH), None)
+
+
+def gender(person: str, said: Sequence[str] = ()) -> str | None:
+    """"m", "f" or None (unknown) for ``person`` as :func:`person_named` gives it: from its kin word ("my
+    brother Tom", "我女儿"), else from what ``said`` says of the name: a kin word before it ("my brother Tom") or
+    the one gendered pronoun a sentence naming it goes on with ("Tom left Google, he joined Microsoft")."""
+    owner = re.match(r"^(?:(?i:my|our)\s+|我们的?|我的?)", person)
+    kin = person[owner.end():] if owner else ""
+    found = next((g for g in (_kin_gender(w) for w in kin.split()[:2] or [kin]) if g), None) if kin else None
+    if found or owner:
+        return found  # "my brother Tom": male; "my friend Odile", "我朋友": not said
+    name = person.strip()
+    for sentence in said:
+        for m in _KIN_BEFORE_NAME.finditer(sentence):
+            if (m.group(2) or m.group(4)) == name:
+                return _kin_gender(m.group(1) or m.group(3))
+        at = sentence.find(name)
+        if at >= 0:
+            heard = {_PRONOUN_GENDER[(m.group(1) or m.group(2)).lower()]
+                     for m in _GENDERED_PRONOUN.finditer(sentence, at + len(name))}
+            if len(heard) == 1:
+                return heard.pop()
+    return None
+
+
+def resolve_pronoun(text: str, earlier: Sequence[str], said: Sequence[str] = ()) -> str | None:
+    """``text`` with its leading pronoun replaced by the person the nearest of ``earlier`` (newest last) names
+    whose gender agrees with the pronoun's ("she" is never "my brother Tom"; :func:`gender`, from ``earlier`` and
+    ``said``), or None when it opens with no pronoun or none of them names such a person."""
     en, zh = _PRONOUN_EN.match(text), _PRONOUN_ZH.match(text)
     if not en and not zh:
         return None
-    person = next((p for p in (person_named(s) for s in reversed(earlier)) if p), None)
+    wanted = _PRONOUN_GENDER.get(en.group(1).lower() if en else zh.group(1) if zh else "")
+    evidence = [*earlier, *said]
+    person = next((p for p in (person_named(s) for s in reversed(earlier))
+                   if p and (wanted is None or gender(p, evidence) in (wanted, None))), None)
     if person is None:
         return None
     if en:
@@ -106,12 +154,14 @@ def standalone(text: str, message: str, earlier: Sequence[str] = (), known: Sequ
         start = message.find(before)
         end = message.find(sentence, start) + len(sentence)
         return message[start:end].strip() if 0 <= start < end else f"{before} {sentence}"
-    naming = [k for k in known if person_named(k)]
-    one = len({person_named(k) for k in naming}) == 1  # one person among what the user told: the only candidate
-    fallback = naming[:1] if one else []
-    for pool in (earlier, fallback):
-        if any(person_named(s) for s in pool):
-            return resolve_pronoun(sentence, pool) or sentence
+    said_before = [*earlier, *known]
+    resolved = resolve_pronoun(sentence, earlier, said_before)
+    if resolved is not None:
+        return resolved
+    # among what the user told, one person the pronoun can be: the only candidate
+    naming = [k for k in known if resolve_pronoun(sentence, [k], said_before) is not None]
+    if len({person_named(k) for k in naming}) == 1:
+        return resolve_pronoun(sentence, naming[:1], said_before) or sentence
     return sentence
 
 
