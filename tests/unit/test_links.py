@@ -388,3 +388,41 @@ def test_a_newer_memory_that_does_not_stand_out_stays_below() -> None:
               _told("I sleep badly when it's hot", 0.84, 4)]
     assert answer_set(ranked, 5) == []
     assert newest_first(ranked, [], RankingConfig(), _implied(ranked))[0].memory.id == "I play the cello"
+
+
+_GENDERED_EN = {"f": ("sister", "wife", "mother", "aunt", "niece", "daughter", "grandmother", "girlfriend"),
+                "m": ("brother", "husband", "father", "uncle", "nephew", "son", "grandfather", "boyfriend")}
+_GENDERED_ZH = {"f": ("妹妹", "姐姐", "女儿", "妈妈", "奶奶", "阿姨", "表姐", "老婆"),
+                "m": ("哥哥", "弟弟", "儿子", "爸爸", "爷爷", "叔叔", "表哥", "老公")}
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_a_pronoun_is_the_nearest_person_of_its_gender(seed: int) -> None:
+    """Generated: two people of either gender named in the session's earlier turns, in either order and either
+    language; "she" / "她" is the woman, "he" / "他" the man, however near the other one was named."""
+    import random
+
+    rng = random.Random(seed)
+    zh = seed % 2 == 1
+    kin = _GENDERED_ZH if zh else _GENDERED_EN
+    woman, man = rng.choice(kin["f"]), rng.choice(kin["m"])
+    places = ["Lisbon", "Tallinn", "Quito", "Hobart"] if not zh else ["昆明", "大连", "厦门", "兰州"]
+    first, second = rng.sample(places, 2)
+    told = ([f"我{woman}住在{first}。", f"我{man}住在{second}。"] if zh
+            else [f"My {woman} lives in {first}.", f"My {man} lives in {second}."])
+    rng.shuffle(told)
+    pronoun, who = rng.choice([("她", woman), ("他", man)] if zh else [("She", woman), ("He", man)])
+    fact = f"{pronoun}换工作了。" if zh else f"{pronoun} changed jobs."
+    said = standalone(fact, fact, told)
+    assert said == (f"我{who}换工作了。" if zh else f"My {who} changed jobs.")
+
+
+def test_a_name_takes_its_gender_from_what_the_user_said() -> None:
+    """"Tom" is nobody's "she": the user called him a brother, or went on about him with "he"."""
+    earlier = ["Tom just left Google, he joined Microsoft last month."]
+    assert standalone("她毕业了，现在在深圳工作。", "她毕业了，现在在深圳工作。", earlier,
+                      ["我女儿在北京读大学。", "My brother Tom works at Google."]) == "我女儿毕业了，现在在深圳工作。"
+    assert standalone("She graduated.", "She graduated.", ["Tom works at Google."],
+                      ["My brother Tom works at Google.", "My niece studies law."]) == "My niece graduated."
+    # nothing says who she is: the user's words are kept
+    assert standalone("She graduated.", "She graduated.", ["Tom left, he joined Microsoft."]) == "She graduated."
