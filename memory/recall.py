@@ -175,19 +175,22 @@ def _followers(ltm: LongTermMemory, user_id: str, ranked: Sequence[Recalled], ve
     return ltm.scored(user_id, missing, vector, recorded_before=now_ms + 1) if missing else []
 
 
-def stated_changes(ranked: Sequence[Recalled]) -> dict[str, frozenset[str]]:
+def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict[str, frozenset[str]]:
     """The links the question implies among ``ranked`` (the memories recalled for it): a memory that states a
     change ("Change of plans: I'm going to Vietnam instead", "我跳槽到腾讯了") follows the older memories about the
     same person recalled beside it. At write time nothing said what it replaced (no entity in common, and the
     nearest memory in meaning is no guide: e5 puts "我跳槽到腾讯了" nearer "天热的时候我睡不好" than "我在阿里巴巴
     工作"); the question says it: both are what it is about. They order this recall only (within
-    ``link_cosine_margin`` of the question, like any link) and are stored nowhere."""
+    ``link_cosine_margin`` of the question, like any link) and are stored nowhere. ``by_slot``: the ranking read
+    what the question asks from the memories themselves (:func:`slot_topic`: they hold the slot or not, in either
+    language), so a change it found off topic changed something else ("我现在改喝咖啡了" for "where do I live
+    now?", where every memory in the other language is about as near the question) and follows nothing."""
     from memory.gates import says_change
     from memory.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
     for r in ranked:
-        if not says_change(r.memory.text):
+        if not says_change(r.memory.text) or (by_slot and r.breakdown.on_topic is False):
             continue
         older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
                           and m.memory.id not in r.memory.follows
@@ -225,12 +228,13 @@ def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     return out
 
 
-def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
+def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig, *, by_slot: bool = False
                    ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
-    :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced)."""
-    changes = stated_changes(ranked[:top_k])
+    :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced). ``by_slot``: as
+    for :func:`stated_changes`."""
+    changes = stated_changes(ranked[:top_k], by_slot=by_slot)
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
     for new, olds in restated(answer_set(ranked, top_k)).items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
@@ -361,11 +365,12 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     present = window is None and intent == "present"
     if present:
         hits = with_changes(question, hits)
+    topic = slot_topic(question, hits)
     ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
-                           present=present, config=cfg, topic=slot_topic(question, hits))
+                           present=present, config=cfg, topic=topic)
     changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        implied, changes = question_links(ranked, top_k, cfg)
+        implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
                                             implied))
     memories = mark_chains(ranked[: max(0, top_k)], changes)

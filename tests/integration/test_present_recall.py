@@ -146,3 +146,17 @@ def test_a_move_two_days_ago_beats_an_often_recalled_old_home(edge: EdgeClient, 
     result = recall(ltm, E5, "u", question, NOW)
     edge.delete_collection(ltm.collection)
     assert [r.memory.text for r in result.memories[:2]] == [new, old]
+
+
+@pytest.mark.parametrize(("question", "told", "answer"), [
+    # the new-user trial: the coffee is the newest change, but not about where the user lives
+    ("Where do I live now?", ["我住在苏州", "我每天早上喝乌龙茶", "我搬到杭州了", "我现在改喝咖啡了"], "我搬到杭州了"),
+    ("我现在住在哪里？", ["I live in Lisbon", "I play the cello", "I moved to Porto", "I switched to tea now"],
+     "I moved to Porto"),
+])
+def test_a_newer_change_about_something_else_in_the_other_language_stays_below(edge: EdgeClient, question: str,
+                                                                                told: list[str], answer: str) -> None:
+    """Every memory in the other language is about as near the question; the memories holding what it asks
+    decide (:func:`memory.recall.slot_topic`), and a stated change that holds none of it follows nothing."""
+    texts = top_of(edge, question, [(t, 30 - 5 * i) for i, t in enumerate(told)])
+    assert texts[0] == answer, texts
