@@ -3,7 +3,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from langchain_openai import OpenAIEmbeddings
 
 from memory.embeddings import E5Embeddings, make_embeddings, vector_size
