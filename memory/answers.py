@@ -9,7 +9,7 @@ can be repaired without a model (a loop is cut after its first occurrence, echoe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -252,14 +252,15 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     return sentence, ""
 
 
-def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = ""
-                 ) -> Checked:
+def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
+                 replaced: Mapping[str, str] | None = None) -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
     checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
     user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
     time or today. ``facts``: the recalled memories, best first, then the message. When nothing is left, a plain
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
-    the user has not said."""
+    the user has not said. ``replaced``: memories a newer one replaced, with it (:func:`replacements`): the plain
+    answer states the newer one."""
     from memory.junk import asks
 
     kept: list[str] = []
@@ -280,6 +281,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         said = language(message) or "en"
         asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
+        about = (replaced or {}).get(about, about) if about is not None else None
         if not asks(message):
             text = NOTED[said]
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
@@ -288,6 +290,22 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             text = NOT_TOLD[said]
         return Checked(text=text, changes=tuple(changes))
     return Checked(text=text, changes=tuple(changes))
+
+
+def replacements(recalled: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """For the recalled memories (text, chain mark; best first), each one marked earlier (a newer memory about
+    its subject follows it, :func:`memory.recall.mark_chains`) with the newest one above it, which recall put
+    right above what it follows. The plain answer (:func:`check_answer`) finds a memory by the words it shares
+    with the question, and "I live in Suzhou" shares "live" with "Where do I live now?" where "我搬到杭州了"
+    shares nothing: the answer is the move."""
+    out: dict[str, str] = {}
+    newest = None
+    for text, chain in recalled:
+        if chain == "now":
+            newest = text
+        elif chain == "earlier" and newest is not None:
+            out.setdefault(text, newest)
+    return out
 
 
 _ASKS_TIME = re.compile(r"\b(?:today|date|day|time|year|month|now|tonight|week)\b|"

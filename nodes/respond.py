@@ -20,7 +20,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
-from memory.answers import check_answer, clean_answer, hollow_opener, language, second_person, stuck
+from memory.answers import check_answer, clean_answer, hollow_opener, language, replacements, second_person, stuck
 from memory.budget import BudgetPlan, fit_budget
 from memory.temporal import time_intent
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
@@ -147,12 +147,14 @@ def _checked(answer: str, state: State, turn: Any, *, compact: bool) -> tuple[st
     prompt line. A capable model keeps its world knowledge and its own wording: only a hollow opener goes."""
     message = turn["message"]
     recalled = [m["text"] for m in state.get("recalled", [])]
+    replaced = replacements([(m["text"], m.get("chain", "")) for m in state.get("recalled", [])])
     window = [str(e.get("content", "")) for e in state.get("window", [])]
     hint = " ".join(str(v) for v in (state.get("time_window") or {}).values())
     text = clean_answer(answer) if compact and answer else answer
     sources = "\n".join([message, *window, *recalled, hint, *(t["title"] for t in state.get("tasks", []))])
     now = clock(turn).strftime("%Y-%m-%d %H:%M %A %B")
-    checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now) if compact else None
+    checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now,
+                           replaced=replaced) if compact else None
     text = checked.text if checked else text
     text = text[hollow_opener(text, message):]  # as the stream showed it (OpenerFilter)
     return text, list(checked.changes) if checked else []

@@ -7,7 +7,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.answers import SentenceGuard, check_answer, clean_answer, invented, second_person, speaks_as_user, stuck
+from memory.answers import (
+    SentenceGuard,
+    check_answer,
+    clean_answer,
+    invented,
+    replacements,
+    second_person,
+    speaks_as_user,
+    stuck,
+)
 
 TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
 
@@ -102,3 +111,22 @@ def test_the_stream_shows_what_is_stored(pieces: list[str], cut: int) -> None:
     stored = check_answer(clean_answer(answer), message, sources="\n".join([message, *recalled]),
                           facts=[*recalled, message])
     assert "".join(shown).split() == stored.text.split()
+
+
+def test_a_plain_answer_never_states_what_a_newer_memory_replaced() -> None:
+    """The new-user trial: the answer was cut, and the plain answer picked "I live in Suzhou" (it shares "live"
+    with the question) although recall marked it earlier, below the move that followed it."""
+    recalled = [("我搬到杭州了", "now"), ("I live in Suzhou.", "earlier"), ("I have a cat.", "")]
+    replaced = replacements(recalled)
+    assert replaced == {"I live in Suzhou.": "我搬到杭州了"}
+    checked = check_answer("You live in Zurich.", "Where do I live now?", sources=" ".join(t for t, _ in recalled),
+                           facts=[*(t for t, _ in recalled), "Where do I live now?"], replaced=replaced)
+    assert "Suzhou" not in checked.text and "杭州" in checked.text
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from(["", "now", "earlier"])), max_size=8,
+                unique_by=lambda r: r[0]))
+def test_only_what_was_marked_earlier_is_replaced_and_by_a_newer_one(recalled: list[tuple[str, str]]) -> None:
+    replaced = replacements(recalled)
+    assert all(c == "earlier" for t, c in recalled if t in replaced)
+    assert set(replaced.values()) <= {t for t, c in recalled if c == "now"}
