@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
+from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
-from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 
 
 @dataclass(frozen=True)
@@ -136,8 +136,8 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     memories in its own language than to the answer in the other ("My wife's name is Lin." ranked below
     "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
     among them the scores, recency and importance decide, as for a question about the present."""
-    from memory.answers import language
-    from memory.gates import asked_slots
+    from memory.language.answers import language
+    from memory.language.gates import asked_slots
 
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
@@ -155,7 +155,7 @@ def holds(text: str, asked: frozenset[str]) -> bool:
     """Does ``text`` hold one of the ``asked`` slots? The slot table reads a sentence that names nobody as the
     user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory about the user
     says so ("I", "我", "the user")."""
-    from memory.gates import held_slots
+    from memory.language.gates import held_slots
 
     found = held_slots(text) & asked
     return bool(found) and (any(not k.startswith("self:") for k in found) or bool(_THE_USER.search(text)))
@@ -182,8 +182,8 @@ def stated_changes(ranked: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     nearest memory in meaning is no guide: e5 puts "我跳槽到腾讯了" nearer "天热的时候我睡不好" than "我在阿里巴巴
     工作"); the question says it: both are what it is about. They order this recall only (within
     ``link_cosine_margin`` of the question, like any link) and are stored nowhere."""
-    from memory.gates import says_change
-    from memory.links import same_holder
+    from memory.language.gates import says_change
+    from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
     for r in ranked:
@@ -214,7 +214,7 @@ def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
 def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     """Among the memories that stand out for a question (:func:`answer_set`), each one's older ones about the
     same person (both say whom)."""
-    from memory.links import same_holder
+    from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
@@ -239,8 +239,8 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
 
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,
                  implied: dict[str, dict[str, float]] | None = None) -> list[Recalled]:
-    """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
-    above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
+    """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.language.links`)
+    right above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
     cosine at most ``link_cosine_margin`` below, ``link_named_margin`` when it names the same entity; a wrong link
     then cannot put an unrelated memory first). A chain keeps the place of its best-ranked member, newest first;
     followers of one memory keep their own order. ``fetched``: followers the search did not return, with their

@@ -7,7 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.answers import SentenceGuard, check_answer, clean_answer, invented, second_person, speaks_as_user, stuck
+from memory.language.answers import (
+    SentenceGuard,
+    check_answer,
+    clean_answer,
+    invented,
+    second_person,
+    speaks_as_user,
+    stuck,
+)
 
 TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
 

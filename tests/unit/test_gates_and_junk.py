@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.gates import (
+from memory.language.gates import (
     drops_slot,
     gate,
     gates_for,
@@ -21,7 +21,7 @@ from memory.gates import (
     states_change,
     subsumed,
 )
-from memory.junk import (
+from memory.language.junk import (
     about_the_user,
     grounded,
     is_junk,
@@ -400,15 +400,15 @@ def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
     ("我想当医生", None), ("I work as a chef.", "self:work"), ("我当老师十年了", "self:work"),
 ])
 def test_an_occupation_holds_the_work_slot(text: str, slot: str | None) -> None:
-    from memory.gates import slots
+    from memory.language.gates import slots
 
     assert (slot in slots(text)) if slot else not any(s.endswith(":work") for s in slots(text))
 
 
 def test_an_age_the_extractor_left_out_keeps_the_users_clause() -> None:
     """A helper's trial: '今年五岁' was lost, as '我有一个女儿名叫小雨' covered most of the clause's words."""
-    from memory.gates import slots
-    from memory.junk import uncovered_statements
+    from memory.language.gates import slots
+    from memory.language.junk import uncovered_statements
 
     assert slots("我有一个女儿叫小雨，今年五岁") == {"女儿:name", "女儿:age"}
     extracted = ["我有一个女儿名叫小雨", "我的生日是3月14日"]
@@ -452,7 +452,7 @@ def test_a_one_fact_message_dates_what_was_extracted_from_it() -> None:
 def test_a_change_the_user_said_counts_when_the_extractor_dropped_its_word(extracted: str, message: str,
                                                                            retires: bool) -> None:
     from memory.embeddings import E5Embeddings
-    from memory.gates import gates_for
+    from memory.language.gates import gates_for
     from memory.long_term import Hit, Memory
     from nodes.fact_check import _verdict, stated_changes
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.errors import InvalidInputError
-from memory.temporal import parse_time_window
+from memory.language.temporal import parse_time_window
 
 TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 7, 15, 15, 0, tzinfo=TZ)
@@ -340,7 +340,7 @@ def test_every_window_is_bounded_ordered_and_not_in_the_future(phrase: str, when
     ("今年我去了日本", date(2026, 1, 1)),
 ])
 def test_a_date_that_comes_back_every_year_dates_no_event(text: str, day: date | None) -> None:
-    from memory.temporal import event_time_ms
+    from memory.language.temporal import event_time_ms
 
     ms = event_time_ms(NOW, "", text)
     assert (None if ms is None else datetime.fromtimestamp(ms / 1000, TZ).date()) == day

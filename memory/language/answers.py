@@ -196,7 +196,7 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
-    from memory.junk import grounding_units
+    from memory.language.junk import grounding_units
 
     if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence):
         return False
@@ -260,7 +260,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     time or today. ``facts``: the recalled memories, best first, then the message. When nothing is left, a plain
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
     the user has not said."""
-    from memory.junk import asks
+    from memory.language.junk import asks
 
     kept: list[str] = []
     changes: list[str] = []
@@ -275,7 +275,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or _CJK.match(k[:1]) else " " + k
                    for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
-        from memory.junk import grounding_units
+        from memory.language.junk import grounding_units
 
         said = language(message) or "en"
         asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.attribution import content_units
+from memory.language.attribution import content_units
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ def drops_slot(candidate: str, message: str, held: frozenset[str] = frozenset())
     about, or who? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives,
     so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check). ``held``: the
     slots the turn's other candidates hold (a one-valued slot one of them keeps is not lost)."""
-    from memory.junk import grounding_units, split_facts
+    from memory.language.junk import grounding_units, split_facts
 
     short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
     if not short:
@@ -240,7 +240,7 @@ def subsumed(short: str, long: str) -> bool:
     """Does ``long`` say all that ``short`` says, about the same things? Two candidates of one turn: "I love tea"
     and "I love green tea", "我喜欢书《红楼梦》" and "我最喜欢的书是《红楼梦》" (the extractor's restatement). Every
     number and slot of ``short`` is in ``long``, and its words all are, or it is ``long`` with words left out."""
-    from memory.junk import grounding_units
+    from memory.language.junk import grounding_units
 
     a, b = _squeezed(short), _squeezed(long)
     if not a or len(a) >= len(b) or not set(_NUMBER.findall(short)) <= set(_NUMBER.findall(long)):

@@ -119,7 +119,7 @@ def _by_slot(statement: str) -> list[str]:
     """``statement`` cut where it moves from one one-valued slot of the user to another, the subject repeated: "I
     live in Shenzhen and work at Tencent" is "I live in Shenzhen" and "I work at Tencent" (as one memory, a later
     "I moved" could retire neither)."""
-    from memory.gates import single_valued_slots
+    from memory.language.gates import single_valued_slots
 
     held = single_valued_slots(statement)
     if not held or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
@@ -248,8 +248,8 @@ def speaks_of_someone(sentence: str) -> bool:
     """Does ``sentence`` say something about a person or a named thing: the user ("I", "我"), a kinship word
     ("my sister", "我妈"), or a name anywhere but its first word ("Tom just left Google", "Anna moved to Berlin")?
     "That sounds great." and "It's raining today." do not; they are reactions, not facts to keep."""
-    from memory.gates import _person
-    from memory.links import entities
+    from memory.language.gates import _person
+    from memory.language.links import entities
 
     if _FIRST_PERSON.search(sentence) or _person(sentence) != "self":
         return True
@@ -306,7 +306,7 @@ def asks_for_task(text: str) -> bool:
 
 
 def grounding_units(text: str) -> set[str]:
-    from memory.attribution import content_units
+    from memory.language.attribution import content_units
 
     return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
 
@@ -344,7 +344,7 @@ def in_the_users_language(candidate: str, message: str) -> bool:
     the message is in English, the candidate's English words must be words of the message ("我在Google工作" keeps
     Google; "I live in杭州" for "我住在杭州" is a translation, and its half-match on 杭州 must not pass for the
     user's fact); when none is in Chinese, every Chinese character it has must be in the message."""
-    from memory.answers import language
+    from memory.language.answers import language
 
     said = {language(s) for s in sentences(message)}
     if "en" not in said and not {w.lower() for w in _LATIN_WORD.findall(candidate)} <= {
@@ -365,7 +365,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
     covered when half its content units are in the extracted texts and they hold its one-valued slots."""
-    from memory.gates import single_valued_slots
+    from memory.language.gates import single_valued_slots
 
     have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
     held = frozenset().union(*(single_valued_slots(t) for t in extracted))

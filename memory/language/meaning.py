@@ -40,7 +40,7 @@ def _clauses(sentence: str) -> list[str]:
 def source_clause(candidate: str, message: str) -> str:
     """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
     (the whole message when none shares any)."""
-    from memory.junk import grounding_units, sentences
+    from memory.language.junk import grounding_units, sentences
 
     units = grounding_units(candidate)
     clauses = [c for s in sentences(message) for c in _clauses(s)]
@@ -53,7 +53,7 @@ def _marks(text: str) -> set[str]:
 
 
 def _holder(text: str) -> frozenset[str]:
-    from memory.links import holders
+    from memory.language.links import holders
 
     def me(m: re.Match[str]) -> str:
         word = m.group(0)
@@ -67,8 +67,8 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
     sentence the candidate came from when the candidate adds it, and with its clause when it drops it:
     "I don't like coffee, but I love tea" gives "I love tea" without a negation lost."""
-    from memory.junk import sentences
-    from memory.standalone import source_sentence
+    from memory.language.junk import sentences
+    from memory.language.standalone import source_sentence
 
     said = sentences(message) or [message]
     at = source_sentence(candidate, said)
