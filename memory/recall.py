@@ -136,8 +136,8 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     memories in its own language than to the answer in the other ("My wife's name is Lin." ranked below
     "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
     among them the scores, recency and importance decide, as for a question about the present."""
-    from memory.language.answers import language
-    from memory.language.gates import asked_slots
+    from memory.language.slots import asked_slots
+    from memory.language.text import language
 
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
@@ -155,7 +155,7 @@ def holds(text: str, asked: frozenset[str]) -> bool:
     """Does ``text`` hold one of the ``asked`` slots? The slot table reads a sentence that names nobody as the
     user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory about the user
     says so ("I", "我", "the user")."""
-    from memory.language.gates import held_slots
+    from memory.language.slots import held_slots
 
     found = held_slots(text) & asked
     return bool(found) and (any(not k.startswith("self:") for k in found) or bool(_THE_USER.search(text)))
@@ -182,7 +182,7 @@ def stated_changes(ranked: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     nearest memory in meaning is no guide: e5 puts "我跳槽到腾讯了" nearer "天热的时候我睡不好" than "我在阿里巴巴
     工作"); the question says it: both are what it is about. They order this recall only (within
     ``link_cosine_margin`` of the question, like any link) and are stored nowhere."""
-    from memory.language.gates import says_change
+    from memory.language.change import says_change
     from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}

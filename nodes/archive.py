@@ -29,7 +29,8 @@ from graph.state import State
 from memory.archive import MemoryDraft, Summarizer, archive_session
 from memory.errors import PalaceError, ServiceUnavailableError
 from memory.events import MemoryEvent
-from memory.language.junk import junk_reason, normalized, split_facts, statements
+from memory.language.facts import split_facts
+from memory.language.junk import junk_reason, normalized, statements
 from memory.language.temporal import event_time_ms
 from memory.long_term import Memory
 from memory.short_term import Entry

@@ -28,13 +28,13 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
+from memory.language.change import says_change
+from memory.language.facts import split_facts
 from memory.language.gates import (
     GateConfig,
     could_change,
     drops_slot,
     gate,
-    says_change,
-    slots,
     states_change,
     subsumed,
 )
@@ -45,13 +45,13 @@ from memory.language.junk import (
     kept_statements,
     normalized,
     respaced,
-    split_facts,
     statements,
     uncovered_statements,
     without_preamble,
 )
 from memory.language.links import Link, links_to, same_holder
 from memory.language.meaning import changed_meaning
+from memory.language.slots import slots
 from memory.language.standalone import source_sentence, standalone
 from memory.language.temporal import event_time_ms
 from memory.long_term import Hit, memory_id
@@ -210,7 +210,7 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
     memory is about and another does not follow that memory: the sentence reports a change ("Low-carb didn't work
     for me, I'm vegetarian now", "戴尔XPS充不进电了，我换成了Surface"), and cut in two, its new value would follow
     nothing. Sentences that state several things about other subjects stay cut."""
-    from memory.language.junk import sentences
+    from memory.language.text import sentences
 
     groups: dict[tuple[str, int], list[int]] = {}
     for n, c in enumerate(cands):

@@ -21,8 +21,9 @@ from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
 from memory.budget import BudgetPlan, fit_budget
-from memory.language.answers import check_answer, clean_answer, hollow_opener, language, second_person, stuck
+from memory.language.answers import check_answer, clean_answer, hollow_opener, second_person, stuck
 from memory.language.temporal import time_intent
+from memory.language.text import language
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
 from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
 

@@ -12,8 +12,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+from memory.language.junk import asks
+from memory.language.text import CJK, language
+from memory.language.words import grounding_units
+
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
                    r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
@@ -113,13 +115,6 @@ def _could_open(text: str) -> bool:
     return any(w.startswith(said) for w in _OPENING_WORDS)
 
 
-def language(text: str) -> str:
-    """"zh" when Chinese characters dominate the letters, "en" when Latin ones do, "" when neither."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    if not cjk and not latin:
-        return ""
-    return "zh" if cjk * 2 >= latin / 2 and cjk > 0 else "en"
-
 
 def degenerate(answer: str, message: str) -> str | None:
     """Why ``answer`` is degenerate for ``message`` (empty, a loop, prompt echo, another language), or None."""
@@ -157,7 +152,7 @@ def invented(sentence: str, sources: str) -> list[str]:
     known_digits, known = _digits(sources), sources.lower()
     out = [n for n in _NUMBER.findall(sentence)
            if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
-    cjk = bool(_CJK.search(sentence))
+    cjk = bool(CJK.search(sentence))
     words = _LATIN_WORD.finditer(sentence) if cjk else _NAME_EN.finditer(sentence)
     for m in words:
         word = m.group(0).rstrip("'’-")
@@ -196,8 +191,6 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
-    from memory.language.junk import grounding_units
-
     if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence):
         return False
     units = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE))
@@ -260,8 +253,6 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     time or today. ``facts``: the recalled memories, best first, then the message. When nothing is left, a plain
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
     the user has not said."""
-    from memory.language.junk import asks
-
     kept: list[str] = []
     changes: list[str] = []
     for sentence in _SENTENCE.findall(answer):
@@ -272,11 +263,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             changes.append(why)
         if out is not None:
             kept.append(out)
-    text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or _CJK.match(k[:1]) else " " + k
+    text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or CJK.match(k[:1]) else " " + k
                    for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
-        from memory.language.junk import grounding_units
-
         said = language(message) or "en"
         asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
@@ -355,7 +344,7 @@ class SentenceGuard:
             return  # copied from an earlier answer to another message
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now)
         if out is not None and out.strip():
-            if self._sent and not self._ended_space and not out[:1].isspace() and not _CJK.match(out[:1]):
+            if self._sent and not self._ended_space and not out[:1].isspace() and not CJK.match(out[:1]):
                 out = " " + out  # "Got it." then "You…": a cut sentence between them took the space
             self._sent = True
             self._ended_space = out[-1:].isspace()

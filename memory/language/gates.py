@@ -17,7 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.language.attribution import content_units
+from memory.language.change import says_change
+from memory.language.facts import split_facts
+from memory.language.slots import single_valued_slots, slots
+from memory.language.words import content_units, grounding_units
 
 
 @dataclass(frozen=True)
@@ -44,154 +47,11 @@ def gates_for(embedder: str) -> GateConfig:
     return next((g for name, g in GATES_BY_EMBEDDER.items() if name in key), DEFAULT_GATES)
 
 
-_PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
-              "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
-              "grandma", "grandpa", "uncle", "aunt", "cousin", "child", "kid", "baby", "fiancé", "fiancee", "niece",
-              "nephew", "neighbour", "neighbor", "roommate", "flatmate", "teammate", "classmate")
-_PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太", "丈夫", "老公", "先生",
-              "儿子", "女儿", "妈妈", "母亲", "爸爸", "父亲", "男朋友", "女朋友", "对象", "老板",
-              "领导", "朋友", "同事", "奶奶", "爷爷", "外婆", "外公", "姥姥", "叔叔", "阿姨",
-              "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
-              "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
-# The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
-# is still about the user.
-_OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s|our)\s+(?:\w+\s+)?("
-                       + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
-_OWNER_ZH = re.compile(r"^\W*(?:\w{1,4}[：:]\s*)?(?:我|用户|他|她)的?("
-                       + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
-
-# What someone is by trade: "I am a software engineer at Alibaba" holds the work slot as "I work at Alibaba" does.
-_OCCUPATIONS_EN = ("engineer", "developer", "programmer", "doctor", "nurse", "teacher", "lawyer", "accountant",
-                   "designer", "manager", "scientist", "analyst", "consultant", "researcher", "professor", "intern",
-                   "architect", "editor", "chef", "pilot", "technician", "salesperson", "director", "officer",
-                   "specialist", "clerk", "dentist", "pharmacist", "journalist", "librarian", "mechanic",
-                   "electrician", "plumber", "paramedic", "surgeon", "physician", "therapist", "cashier")
-_OCCUPATIONS_ZH = ("工程师", "程序员", "医生", "护士", "老师", "教师", "律师", "会计", "设计师", "经理", "分析师",
-                   "顾问", "研究员", "教授", "实习生", "架构师", "编辑", "厨师", "飞行员", "技术员", "销售", "总监",
-                   "主管", "职员", "员工", "记者", "司机", "店员", "医师", "药剂师")
-
-# slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
-_SLOTS: dict[str, tuple[str, str]] = {
-    "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
-                  r"(?<![记抓顶站忍禁])住|搬到|搬家|定居|老家|家在"),
-    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|(\b(am|is|are|was|were|as)|"
-             r"['’](m|s|re))\s+(a|an)\s+([\w-]+\s+){0,2}?("
-             + "|".join(_OCCUPATIONS_EN) + r")s?\b",
-             r"工作|上班|就职|任职|职业|单位|(?<![想要望算])(是|当|做)[^，。,.；;]{0,12}?("
-             + "|".join(_OCCUPATIONS_ZH) + ")"),
-    "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
-    "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
-    "age": (r"\b(\d+ years? old|age[ds]?)\b", r"[\d一二两三四五六七八九十]+岁|年龄|年纪"),
-    "passport": (r"\bpassport\b", r"护照"),
-    "phone": (r"\b(phone|mobile|cell)\b", r"电话|手机号"),
-    "email": (r"\be-?mail\b", r"邮箱|电子邮件"),
-    "allergy": (r"\ballerg\w*", r"过敏"),
-    "pet": (r"\b(dog|cat|pet|puppy|kitten)s?\b", r"狗|猫|宠物"),
-    "car": (r"\b(car|drives?)\b", r"车"),
-    "school": (r"\b(school|university|college|studies|studying|major)\b", r"学校|大学|读书|专业|上学"),
-}
-_SLOT_RES = {name: (re.compile(en, re.IGNORECASE), re.compile(zh)) for name, (en, zh) in _SLOTS.items()}
-_FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", re.IGNORECASE)
-_FAVOURITE_ZH = re.compile(r"最喜欢的([\u3400-\u9fff]{1,4}?)(?:是|：|:|叫|为)")
-# A favourite's noun in one spelling, so "favourite book" and "最喜欢的书" name one slot.
-_FAVOURITE_NOUN = {"movie": "film", "电影": "film", "影片": "film", "书": "book", "小说": "book", "歌": "song",
-                   "歌曲": "song", "colour": "color", "颜色": "color", "食物": "food", "菜": "food", "运动": "sport",
-                   "歌手": "singer", "饮料": "drink", "水果": "fruit", "城市": "city", "动物": "animal",
-                   "游戏": "game", "writer": "author", "作家": "author", "作者": "author", "乐队": "band",
-                   "演员": "actor", "电视剧": "show", "节目": "show", "剧": "show", "季节": "season", "花": "flower",
-                   "茶": "tea", "咖啡": "coffee", "国家": "country", "球队": "team", "画家": "painter"}
 _NUMBER = re.compile(r"\d+")
-
-
-# "I have a daughter called Lily", "我有一个女儿叫小雨": the name (and the age after it) is the daughter's.
-_INTRODUCES_EN = re.compile(r"^\W*(?:i|the user)\s+(?:have|has|had|got)\s+(?:a|an|one|two|three|\d+)\s+"
-                            r"(?:[\w-]+\s+){0,2}?(" + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
-_INTRODUCES_ZH = re.compile(r"^\W*(?:我|用户)有(?:一个|一位|个|位|两个|三个|\d+个)?(?:[\u3400-\u9fff]{0,3}?的)?("
-                            + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
-
-
-def _person(text: str) -> str:
-    m = _OWNER_EN.search(text) or _INTRODUCES_EN.search(text)
-    if m:
-        return m.group(1).lower()
-    z = _OWNER_ZH.search(text) or _INTRODUCES_ZH.search(text)
-    return z.group(1) if z else "self"
-
-
-def slots(text: str) -> frozenset[str]:
-    """What ``text`` is about, as ``person:slot`` keys ("self:residence", "sister:name", "self:favourite:book")."""
-    who = _person(text)
-    found = {f"{who}:{name}" for name, (en, zh) in _SLOT_RES.items() if en.search(text) or zh.search(text)}
-    nouns = [m.lower().rstrip("s") for m in _FAVOURITE_EN.findall(text)] + _FAVOURITE_ZH.findall(text)
-    found |= {f"{who}:favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
-    if any(k.startswith(f"{who}:favourite:") for k in found):  # "favourite book" is its own slot, not "name"
-        found.discard(f"{who}:name")
-    if who != "self" and not found:
-        found.add(f"{who}:")  # something about the sister: the same person at least
-    return frozenset(found)
-
-
-# One name per person across the two languages, for matching a question in one language with a memory in the other.
-_PERSON_CANON = {"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妻子": "wife",
-                 "老婆": "wife", "太太": "wife", "丈夫": "husband", "老公": "husband", "先生": "husband",
-                 "儿子": "son", "女儿": "daughter", "妈妈": "mother", "母亲": "mother", "mom": "mother",
-                 "mum": "mother", "爸爸": "father", "父亲": "father", "dad": "father", "男朋友": "boyfriend",
-                 "女朋友": "girlfriend", "对象": "partner", "老板": "boss", "领导": "boss", "朋友": "friend",
-                 "同事": "colleague", "奶奶": "grandmother", "外婆": "grandmother", "姥姥": "grandmother",
-                 "grandma": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "grandpa": "grandfather",
-                 "叔叔": "uncle", "舅舅": "uncle", "阿姨": "aunt", "表哥": "cousin", "表姐": "cousin",
-                 "孩子": "child", "kid": "child", "宝宝": "baby", "未婚妻": "fiancee", "fiancé": "fiancee",
-                 "未婚夫": "fiance", "表弟": "cousin", "表妹": "cousin", "侄子": "nephew",
-                 "侄女": "niece", "外甥": "nephew", "外甥女": "niece", "邻居": "neighbour", "neighbor": "neighbour",
-                 "室友": "roommate", "flatmate": "roommate", "同学": "classmate", "队友": "teammate",
-                 "妈": "mother", "爸": "father", "哥": "brother", "姐": "sister", "弟": "brother", "妹": "sister"}
-# A question names its person anywhere ("What is my wife's name?") and asks for a slot in fewer words than a
-# statement gives it ("name", "how old").
-_ASKED_PERSON_EN = re.compile(r"\bmy\s+(?:\w+\s+)?(" + "|".join(_PERSON_EN) + r")s?\b", re.IGNORECASE)
-_ASKED_PERSON_ZH = re.compile(r"我的?(" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
-_ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
-                "age": re.compile(r"\bhow old\b|多大|几岁", re.IGNORECASE)}
-
-
-def asked_slots(question: str) -> frozenset[str]:
-    """The ``person:slot`` keys a question asks about, persons in one language ("wife:name" for "What is my wife's
-    name?" and for "我妻子叫什么名字？")."""
-    m = _ASKED_PERSON_EN.search(question) or _ASKED_PERSON_ZH.search(question)
-    who = m.group(1).lower() if m else "self"
-    names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
-    names |= {name for name, pattern in _ASKED_SLOTS.items() if pattern.search(question)}
-    nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
-    names |= {f"favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
-    return frozenset(f"{_PERSON_CANON.get(who, who)}:{name}" for name in names)
-
-
-def held_slots(text: str) -> frozenset[str]:
-    """:func:`slots` of a memory with its person in one language."""
-    out = set()
-    for key in slots(text):
-        who, _, name = key.partition(":")
-        out.add(f"{_PERSON_CANON.get(who, who)}:{name}")
-    return frozenset(out)
-
-
-# Slots that hold one value at a time: a new value replaces the old one. (Pets, allergies, cars: people have several.)
-_SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "phone", "email", "school", "favourite:")
-# The user says the value changed: "I moved to Shanghai", "I now work at ...", "我搬到了上海", "我现在在医院工作".
-_CHANGE = re.compile(r"\b(moved|moving|relocated|now|no longer|anymore|any more|changed|switched|new (job|home|"
-                     r"address|number|phone|email|school|favou?rite)|started (working|a new job)|these days)\b"
-                     r"|现在|搬到|搬去|搬家|换了|换成|改成|改为|跳槽|不再|新工作|新家|如今|目前", re.IGNORECASE)
-def says_change(text: str) -> bool:
-    """Does ``text`` say that a value changed ("moved", "now", "现在", "搬到", "跳槽")?"""
-    return bool(_CHANGE.search(text))
 
 
 # A memory with several clauses says more than its slot: superseding it would retire the rest too.
 _SEVERAL_CLAUSES = re.compile(r"[,;，；、]|\s(and|but)\s|而且|并且|还有|和我|也", re.IGNORECASE)
-
-
-def single_valued_slots(text: str) -> frozenset[str]:
-    """The slots of ``text`` that hold one value at a time (residence, work, a favourite X, ...)."""
-    return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
 
 
 def _squeezed(text: str) -> str:
@@ -208,8 +68,6 @@ def drops_slot(candidate: str, message: str, held: frozenset[str] = frozenset())
     about, or who? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives,
     so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check). ``held``: the
     slots the turn's other candidates hold (a one-valued slot one of them keeps is not lost)."""
-    from memory.language.junk import grounding_units, split_facts
-
     short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
     if not short:
         return False
@@ -240,8 +98,6 @@ def subsumed(short: str, long: str) -> bool:
     """Does ``long`` say all that ``short`` says, about the same things? Two candidates of one turn: "I love tea"
     and "I love green tea", "我喜欢书《红楼梦》" and "我最喜欢的书是《红楼梦》" (the extractor's restatement). Every
     number and slot of ``short`` is in ``long``, and its words all are, or it is ``long`` with words left out."""
-    from memory.language.junk import grounding_units
-
     a, b = _squeezed(short), _squeezed(long)
     if not a or len(a) >= len(b) or not set(_NUMBER.findall(short)) <= set(_NUMBER.findall(long)):
         return False
@@ -259,7 +115,7 @@ def states_change(candidate: str, existing: str, cosine: float, config: GateConf
     one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the
     existing memory is one clause (retiring it retires nothing else) and the gates' topic test passes. A rule, not a
     model's verdict: a weak verifier that answers "add" must not leave two places the user lives both current."""
-    if not _CHANGE.search(candidate) or _SEVERAL_CLAUSES.search(existing.strip().rstrip(".。!！")):
+    if not says_change(candidate) or _SEVERAL_CLAUSES.search(existing.strip().rstrip(".。!！")):
         return False
     if not single_valued_slots(candidate) & single_valued_slots(existing):
         return False

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import re
 
+from memory.language.links import holders
+from memory.language.standalone import source_sentence
+from memory.language.text import sentences
+from memory.language.words import grounding_units
+
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
                        r"不(?!错|少|过|仅|但|久|断|停|管|同)|没|别|未|无(?!论)|非(?!常)", re.IGNORECASE)
@@ -40,8 +45,6 @@ def _clauses(sentence: str) -> list[str]:
 def source_clause(candidate: str, message: str) -> str:
     """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
     (the whole message when none shares any)."""
-    from memory.language.junk import grounding_units, sentences
-
     units = grounding_units(candidate)
     clauses = [c for s in sentences(message) for c in _clauses(s)]
     best = max(clauses, key=lambda c: len(units & grounding_units(c)), default=message)
@@ -53,8 +56,6 @@ def _marks(text: str) -> set[str]:
 
 
 def _holder(text: str) -> frozenset[str]:
-    from memory.language.links import holders
-
     def me(m: re.Match[str]) -> str:
         word = m.group(0)
         return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
@@ -67,9 +68,6 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
     sentence the candidate came from when the candidate adds it, and with its clause when it drops it:
     "I don't like coffee, but I love tea" gives "I love tea" without a negation lost."""
-    from memory.language.junk import sentences
-    from memory.language.standalone import source_sentence
-
     said = sentences(message) or [message]
     at = source_sentence(candidate, said)
     sentence = said[at] if at is not None else message

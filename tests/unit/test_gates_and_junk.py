@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memory.language.facts import split_facts
 from memory.language.gates import (
     drops_slot,
     gate,
@@ -17,7 +18,6 @@ from memory.language.gates import (
     reason_contradicts,
     same_statement,
     same_subject,
-    slots,
     states_change,
     subsumed,
 )
@@ -27,12 +27,12 @@ from memory.language.junk import (
     is_junk,
     junk_reason,
     respaced,
-    sentences,
-    split_facts,
     statements,
     uncovered_statements,
     without_preamble,
 )
+from memory.language.slots import slots
+from memory.language.text import sentences
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -400,14 +400,11 @@ def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
     ("我想当医生", None), ("I work as a chef.", "self:work"), ("我当老师十年了", "self:work"),
 ])
 def test_an_occupation_holds_the_work_slot(text: str, slot: str | None) -> None:
-    from memory.language.gates import slots
-
     assert (slot in slots(text)) if slot else not any(s.endswith(":work") for s in slots(text))
 
 
 def test_an_age_the_extractor_left_out_keeps_the_users_clause() -> None:
     """A helper's trial: '今年五岁' was lost, as '我有一个女儿名叫小雨' covered most of the clause's words."""
-    from memory.language.gates import slots
     from memory.language.junk import uncovered_statements
 
     assert slots("我有一个女儿叫小雨，今年五岁") == {"女儿:name", "女儿:age"}
