@@ -37,6 +37,11 @@ _OCCUPATIONS_ZH = ("工程师", "程序员", "医生", "护士", "老师", "教�
                    "顾问", "研究员", "教授", "实习生", "架构师", "编辑", "厨师", "飞行员", "技术员", "销售", "总监",
                    "主管", "职员", "员工", "记者", "司机", "店员", "医师", "药剂师")
 
+# An age as a statement gives it: "5 years old", "turns 40", "五岁", "12岁" (the age slot; and no date: "今年五岁").
+_AGE_EN = r"\b\d+ years? old\b|\bturns? \d+\b"
+_AGE_ZH = r"[\d一二两三四五六七八九十]+岁"
+AGE = re.compile(f"{_AGE_EN}|{_AGE_ZH}", re.IGNORECASE)
+
 # slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
 _SLOTS: dict[str, tuple[str, str]] = {
     "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
@@ -48,7 +53,7 @@ _SLOTS: dict[str, tuple[str, str]] = {
              + "|".join(_OCCUPATIONS_ZH) + ")"),
     "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
     "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
-    "age": (r"\b(\d+ years? old|age[ds]?)\b", r"[\d一二两三四五六七八九十]+岁|年龄|年纪"),
+    "age": (_AGE_EN + r"|\bage[ds]?\b", _AGE_ZH + r"|年龄|年纪"),
     "passport": (r"\bpassport\b", r"护照"),
     "phone": (r"\b(phone|mobile|cell)\b", r"电话|手机号"),
     "email": (r"\be-?mail\b", r"邮箱|电子邮件"),

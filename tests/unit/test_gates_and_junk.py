@@ -462,3 +462,14 @@ def test_a_change_the_user_said_counts_when_the_extractor_dropped_its_word(extra
     [v] = stated_changes([_verdict(cand, "new", "add", None, "scripted")], [[hit]],  # type: ignore[arg-type]
                          gates_for("e5"))
     assert (v["decision"] == "update" and v["target"] == "m1") is retires
+
+
+def test_one_age_pattern_holds_the_age_slot_and_dates_nothing() -> None:
+    """The age slot and the event dating read one pattern: an age "turns 5" is an age in both."""
+    from datetime import UTC, datetime
+
+    from memory.language.temporal import event_time_ms
+
+    assert "son:age" in slots("My son turns 5 this year.")
+    assert "self:age" in slots("我今年五岁")
+    assert event_time_ms(datetime(2026, 6, 1, tzinfo=UTC), "My son turns 5 this year.") is None
