@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
+from memory.language.change import changes_of
 from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
@@ -91,24 +92,6 @@ _ZH_FUNCTION_WORDS = re.compile(r"我们|你们|他们|她们|哪里|哪儿|什�
                                 r"[我你他她它的了吗呢吧啊呀在是有和与都也还就哪谁]")
 
 
-# A present question asks for a state that changes, and the memory recording the change rarely repeats the
-# question's word ("where do I live now" / "I moved to Shanghai", "我住在哪" / "我搬到上海了"). A memory that states
-# such a change counts as sharing the question's words (full BM25 share), so the newest one is on topic. A
-# pattern on the memory, not words added to the query: "Meeting moved to Friday" shares "moved" but states no move.
-# (question names the state, memory states a change of it)
-_NOT_A_PLACE = (r"(?!(the\s+)?(next\s+|this\s+)?"
-                r"((mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|tonight|next|later)\b)")
-_CHANGES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile(r"\b(live[sd]?|living|home|address)\b", re.IGNORECASE),
-     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(to|into)\s+" + _NOT_A_PLACE, re.IGNORECASE)),
-    (re.compile(r"住"), re.compile(r"搬(家|到|去|进)")),
-    (re.compile(r"\b(job|work(s|ing)?|employer)\b", re.IGNORECASE),
-     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b",
-                re.IGNORECASE)),
-    (re.compile(r"工作|上班"), re.compile(r"入职|跳槽|新工作|辞职")),
-)
-
-
 def lexical_query(question: str, intent: TimeIntent | None) -> str:
     """The text the BM25 half of the search matches: for a present question, without the words that say "now"
     and without Chinese function words (they would make any memory in the first person look on topic)."""
@@ -121,7 +104,7 @@ def lexical_query(question: str, intent: TimeIntent | None) -> str:
 def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
     """For a present question: the hits whose memory states a change of what the question asks about ("I moved to
     Shanghai" for "where do I live now") get the best BM25 score among the hits, as if they shared its words."""
-    memory_patterns = [m for q, m in _CHANGES if q.search(question)]
+    memory_patterns = changes_of(question)
     best = max((h.lexical for h in hits if h.lexical is not None), default=0.0)
     if not memory_patterns or best <= 0:
         return list(hits)

@@ -473,3 +473,14 @@ def test_one_age_pattern_holds_the_age_slot_and_dates_nothing() -> None:
     assert "son:age" in slots("My son turns 5 this year.")
     assert "self:age" in slots("我今年五岁")
     assert event_time_ms(datetime(2026, 6, 1, tzinfo=UTC), "My son turns 5 this year.") is None
+
+
+def test_one_definition_of_a_stated_change() -> None:
+    """The change recall looks for under a question about now is a stated change for the gates and links too."""
+    from memory.language.change import changes_of, says_change
+
+    for question, memory in [("Where do I work now?", "I joined Google last month."),
+                             ("我现在在哪工作？", "我上个月入职了腾讯。"), ("我现在住哪？", "我搬进了新公寓。")]:
+        assert any(p.search(memory) for p in changes_of(question)) and says_change(memory)
+    assert not changes_of("What is my favourite film?")
+    assert not says_change("I live in Hangzhou.")
