@@ -29,7 +29,7 @@ from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
 from memory.language.change import says_change
-from memory.language.facts import split_facts
+from memory.language.facts import one_fact, split_facts
 from memory.language.gates import (
     GateConfig,
     could_change,
@@ -187,7 +187,7 @@ def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: 
 
 def _one_fact(message: str) -> bool:
     """Does ``message`` state one thing (so what it says as a whole, a time or a change, belongs to that fact)?"""
-    return len(split_facts(about_the_user(message) or message)) == 1
+    return one_fact(about_the_user(message) or message)
 
 
 def _said_change(cand: Candidate) -> str:

@@ -31,6 +31,23 @@ def split_facts(text: str) -> list[str]:
     return [_capitalized(_LEADING_AND.sub(r"\1", p)) for p in out if p]
 
 
+def one_fact(text: str) -> bool:
+    """Does ``text`` state one fact (:func:`split_facts` cuts it nowhere)? What such a message says as a whole (a
+    time, a change) belongs to that fact."""
+    return len(split_facts(text)) == 1
+
+
+# A clause joined to a fact, which :func:`split_facts` leaves with it as it cannot stand alone ("I live in Hangzhou,
+# China", "The user lives in Hangzhou and loves green tea", "我住在杭州，也喜欢这里"): it may say more than the fact.
+_JOINED = re.compile(r"[,;，；、]|\s(and|but)\s|而且|并且|还有|和我|也", re.IGNORECASE)
+
+
+def nothing_else(text: str) -> bool:
+    """Does ``text`` say one fact and nothing else (:func:`one_fact`, and no clause joined to it)? A stated change
+    may retire such a memory; one that says more stays (retiring it would retire the rest too)."""
+    return one_fact(text) and not _JOINED.search(text.strip().rstrip(".。!！"))
+
+
 def _capitalized(statement: str) -> str:
     """A statement cut from its sentence starts one of its own: "my favourite book is ..." from "..., and my
     favourite book is ...", "I love green tea." from "And I love green tea." (``_LEADING_AND`` takes the "And")."""

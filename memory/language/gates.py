@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from memory.language.change import says_change
-from memory.language.facts import split_facts
+from memory.language.facts import nothing_else, split_facts
 from memory.language.slots import single_valued_slots, slots
 from memory.language.words import content_units, grounding_units
 
@@ -48,10 +48,6 @@ def gates_for(embedder: str) -> GateConfig:
 
 
 _NUMBER = re.compile(r"\d+")
-
-
-# A memory with several clauses says more than its slot: superseding it would retire the rest too.
-_SEVERAL_CLAUSES = re.compile(r"[,;，；、]|\s(and|but)\s|而且|并且|还有|和我|也", re.IGNORECASE)
 
 
 def _squeezed(text: str) -> str:
@@ -115,7 +111,7 @@ def states_change(candidate: str, existing: str, cosine: float, config: GateConf
     one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the
     existing memory is one clause (retiring it retires nothing else) and the gates' topic test passes. A rule, not a
     model's verdict: a weak verifier that answers "add" must not leave two places the user lives both current."""
-    if not says_change(candidate) or _SEVERAL_CLAUSES.search(existing.strip().rstrip(".。!！")):
+    if not says_change(candidate) or not nothing_else(existing):
         return False
     if not single_valued_slots(candidate) & single_valued_slots(existing):
         return False

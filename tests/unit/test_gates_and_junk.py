@@ -176,6 +176,8 @@ def test_slots_name_the_person_and_the_thing() -> None:
     # the existing memory says more than where the user lives: superseding it would retire the tea too
     ("I moved to Shanghai.", "I live in Hangzhou and I love green tea.", 0.9, False),
     ("我搬到了上海。", "我住在杭州，我喜欢喝龙井茶。", 0.9, False),
+    ("I moved to Shanghai.", "I live in Hangzhou. I love green tea.", 0.9, False),  # two facts, no comma
+    ("I moved to Shanghai.", "The user lives in Hangzhou and loves green tea.", 0.9, False),  # a clause joined
     # too far apart to be about the same thing
     ("I moved to Shanghai.", "I live in Hangzhou.", 0.7, False),
 ])
