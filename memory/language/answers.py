@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memory.language.junk import asks
-from memory.language.text import CJK, language
+from memory.language.text import CJK, language, sentence_spans
 from memory.language.words import grounding_units
 
 # Lines of our prompts that must never reach the user.
@@ -21,7 +21,6 @@ _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(da
                    r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
                    r"You are Memory Palace|You are a friendly assistant|as a friendly assistant|"
                    r"The user's current time|\{\"text\": ", re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def _cut_loop(text: str) -> str:
@@ -37,7 +36,7 @@ def clean_answer(text: str) -> str:
     out = _cut_loop(text)
     seen: set[str] = set()
     kept = []
-    for sentence in _SENTENCE.findall(out):
+    for sentence in sentence_spans(out):
         key = " ".join(sentence.lower().split())
         if (key and key in seen) or _ECHO.search(sentence):  # repeated, or our prompt's words inside a line
             continue
@@ -255,7 +254,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     the user has not said."""
     kept: list[str] = []
     changes: list[str] = []
-    for sentence in _SENTENCE.findall(answer):
+    for sentence in sentence_spans(answer):
         if not sentence.strip():
             continue
         out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now)
@@ -281,9 +280,6 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
 
 _ASKS_TIME = re.compile(r"\b(?:today|date|day|time|year|month|now|tonight|week)\b|"
                         r"今天|日期|几号|星期|周几|几点|时间|今年|现在", re.IGNORECASE)
-
-
-_SENTENCE_DONE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")  # _SENTENCE, matched from the start
 
 
 class SentenceGuard:
@@ -317,15 +313,16 @@ class SentenceGuard:
 
     def __call__(self, text: str) -> None:
         self._buffer += text
-        # a sentence is done when something follows it (the stored answer is cut the same way: _SENTENCE)
-        while (m := _SENTENCE_DONE.match(self._buffer)) is not None and m.end() < len(self._buffer):
-            self._buffer = self._buffer[m.end():]
-            self._emit(m.group(0))
+        # a sentence is done when another starts after it (the stored answer is cut the same way)
+        done = sentence_spans(self._buffer)[:-1]
+        for sentence in done:
+            self._buffer = self._buffer[len(sentence):]
+            self._emit(sentence)
 
     def boundary(self) -> None:
         """The model started another answer (a stuck one is generated again): what is pending is a sentence."""
         pending, self._buffer = self._buffer, ""
-        for sentence in _SENTENCE.findall(pending):
+        for sentence in sentence_spans(pending):
             self._emit(sentence)
 
     def flush(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memory.language.slots import single_valued_slots
-from memory.language.text import CJK, SENTENCE_END
+from memory.language.text import CJK, sentence_spans
 
 # Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".
 _NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?:i|i'm|my)\b)|[，；、]\s*(?=我)"
@@ -20,7 +20,7 @@ def split_facts(text: str) -> list[str]:
     Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
     the tea). Decimals ("72.5 kg"), abbreviations ("Dr. Li") and "I live in Hangzhou, China" stay whole."""
     out = []
-    for sentence in SENTENCE_END.split(text):
+    for sentence in sentence_spans(text):
         start = 0
         for m in _NEXT_STATEMENT.finditer(sentence):
             left = sentence[start:m.start()]
