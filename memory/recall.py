@@ -26,7 +26,9 @@ from datetime import datetime
 
 from memory.embeddings import Embedder
 from memory.language.change import changes_of
+from memory.language.slots import asked_slots, holds
 from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
+from memory.language.text import language
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
 
@@ -119,9 +121,6 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     memories in its own language than to the answer in the other ("My wife's name is Lin." ranked below
     "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
     among them the scores, recency and importance decide, as for a question about the present."""
-    from memory.language.slots import asked_slots
-    from memory.language.text import language
-
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
         return None
@@ -129,19 +128,6 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     if not any(language(h.memory.text) not in (said_in, "") and holds(h.memory.text, asked) for h in hits):
         return None
     return [holds(h.memory.text, asked) for h in hits]
-
-
-_THE_USER = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|the user)\b|我|用户", re.IGNORECASE)
-
-
-def holds(text: str, asked: frozenset[str]) -> bool:
-    """Does ``text`` hold one of the ``asked`` slots? The slot table reads a sentence that names nobody as the
-    user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory about the user
-    says so ("I", "我", "the user")."""
-    from memory.language.slots import held_slots
-
-    found = held_slots(text) & asked
-    return bool(found) and (any(not k.startswith("self:") for k in found) or bool(_THE_USER.search(text)))
 
 
 def _replaced_or_active(hits: Sequence[HybridHit]) -> list[HybridHit]:

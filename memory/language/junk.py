@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from memory.language.facts import split_facts
 from memory.language.links import entities
-from memory.language.slots import person, single_valued_slots
+from memory.language.slots import FIRST_PERSON, person, single_valued_slots
 from memory.language.text import CJK, language, sentences
 from memory.language.words import grounding_units
 
@@ -154,19 +154,16 @@ def normalized(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!。！ ")
 
 
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
-
-
 def about_the_user(text: str) -> str:
     """The statements of ``text`` that speak about the user ("I ...", "my ...", "我……")."""
-    return " ".join(p for p in sentences(text) if junk_sentence(p) is None and _FIRST_PERSON.search(p))
+    return " ".join(p for p in sentences(text) if junk_sentence(p) is None and FIRST_PERSON.search(p))
 
 
 def speaks_of_someone(sentence: str) -> bool:
     """Does ``sentence`` say something about a person or a named thing: the user ("I", "我"), a kinship word
     ("my sister", "我妈"), or a name anywhere but its first word ("Tom just left Google", "Anna moved to Berlin")?
     "That sounds great." and "It's raining today." do not; they are reactions, not facts to keep."""
-    if _FIRST_PERSON.search(sentence) or person(sentence) != "self":
+    if FIRST_PERSON.search(sentence) or person(sentence) != "self":
         return True
     first = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)
     return bool(entities(sentence[first.end():] if first else sentence))
@@ -277,7 +274,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     for sentence in sentences(message):
         if junk_sentence(sentence) is not None or not speaks_of_someone(sentence):
             continue
-        mine = bool(_FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
+        mine = bool(FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
         subject = "我" if CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
@@ -286,7 +283,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives
             if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held:
-                said = clause if _FIRST_PERSON.search(clause) or not mine else (
+                said = clause if FIRST_PERSON.search(clause) or not mine else (
                     f"{subject}{'' if subject == '我' else ' '}{clause}")
                 out.append(said)
                 have |= units

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory.language.change import says_change
-from memory.language.slots import PERSON_CANON, person, single_valued_slots, slots
+from memory.language.slots import FIRST_PERSON, PERSON_CANON, person, single_valued_slots, slots
 from memory.language.words import grounding_units
 
 
@@ -115,14 +115,11 @@ def holders(text: str) -> frozenset[str]:
         after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE)
         if after and after.group(1)[0].isupper():
             out.add(after.group(1).lower())
-    elif named and first is not None and not _FIRST_PERSON.search(text):  # "Tom joined…", not "Gluten-free didn't
+    elif named and first is not None and not FIRST_PERSON.search(text):  # "Tom joined…", not "Gluten-free didn't
         out.add(first.group(0).lower())                                   # work for me"
-    elif _FIRST_PERSON.search(text):
+    elif FIRST_PERSON.search(text):
         out.add("self")
     return frozenset(out)
-
-
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|we|our|us)\b|我", re.IGNORECASE)
 
 
 def same_holder(a: str, b: str, *, known: bool = False) -> bool:

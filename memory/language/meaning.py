@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from memory.language.links import holders
+from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
 from memory.language.text import sentences
 from memory.language.words import grounding_units
@@ -33,8 +34,6 @@ _SPLIT_CONJ = re.compile(r"\s+(?:but|and|while|whereas|though|although)\s+|但�
 
 _MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODALITY), ("an earlier time", _EARLIER),
           ("a later time", _LATER))
-# How an extractor names the user: its words for "I" ("The user lives in…", "用户住在…").
-_THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -60,7 +59,7 @@ def _holder(text: str) -> frozenset[str]:
         word = m.group(0)
         return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
 
-    return holders(_THE_USER.sub(me, text))
+    return holders(THE_USER.sub(me, text))
 
 
 def changed_meaning(candidate: str, message: str) -> str | None:

@@ -20,6 +20,9 @@ PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太
              "领导", "朋友", "同事", "奶奶", "爷爷", "外婆", "外公", "姥姥", "叔叔", "阿姨",
              "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
              "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
+# The user, speaking ("I", "my", "我"), and as an extractor names them ("The user lives in…", "用户住在…").
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
+THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
 # The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
 # is still about the user.
 _OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s|our)\s+(?:\w+\s+)?("
@@ -152,3 +155,12 @@ _SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "p
 def single_valued_slots(text: str) -> frozenset[str]:
     """The slots of ``text`` that hold one value at a time (residence, work, a favourite X, ...)."""
     return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
+
+
+def holds(text: str, asked: frozenset[str]) -> bool:
+    """Does ``text`` hold one of the ``asked`` slots (:func:`asked_slots`)? The slot table reads a sentence that
+    names nobody as the user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory
+    about the user says so ("I", "我", "the user")."""
+    found = held_slots(text) & asked
+    return bool(found) and (any(not k.startswith("self:") for k in found)
+                            or bool(FIRST_PERSON.search(text) or THE_USER.search(text)))
