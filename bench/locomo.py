@@ -57,7 +57,7 @@ from bench.query_variants import names_speaker, stripped, sub_questions, without
 from bench.retrieval import KS, POOL, CachedE5, Scores, edge_store, ingest, progress
 from graph.settings import get_settings
 from memory.language.temporal import event_time_ms, parse_time_window, time_intent
-from memory.long_term import DENSE, SPARSE, HybridHit, LongTermMemory, Memory, bm25_model, memory_id
+from memory.long_term import DENSE, SPARSE, HybridHit, LongTermMemory, Memory, TimeWindow, bm25_model, memory_id
 from memory.ranking import _logistic
 from memory.recall import Recalled, decay_floor_for, lexical_query, recall, rerank, rerank_hybrid, with_changes
 
@@ -302,7 +302,8 @@ def _multi_search(ltm: LongTermMemory, user: str, vector: np.ndarray, texts: Seq
     """The dense ``limit`` nearest plus each text's BM25 ``limit`` best, in one batch; every candidate gets its
     cosine and its BM25 score under every text (a follow-up batch on the ids one search missed)."""
     m = ltm._m
-    flt = ltm._search_filter(user, window.ms() if window else None, ("active",), now_ms + 1)
+    ms = TimeWindow.between(window.start, window.end) if window else None
+    flt = ltm._search_filter(user, ms, ("active",), now_ms + 1)
     sparse = []
     for t in texts:
         v = ltm._sparse_query(t)

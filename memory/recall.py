@@ -30,6 +30,7 @@ from memory.language.slots import asked_slots, holds
 from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 from memory.language.text import language
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
+from memory.long_term import TimeWindow as MsWindow
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
 
 
@@ -295,6 +296,10 @@ _ABOUT_SAYING = re.compile(r"\b(tell|told|say|said|talk|talked|mention|mentioned
                            r"|说|聊|告诉|提到|讲", re.IGNORECASE)
 
 
+def _ms(window: TimeWindow | None) -> MsWindow | None:
+    return MsWindow.between(window.start, window.end) if window else None
+
+
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
            time_filter: bool = True, exact_cosine: bool = True) -> RecallResult:
@@ -315,7 +320,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     # follower ranks above it
     statuses: tuple[Status, ...] = ("active", "superseded")
     hits = _replaced_or_active(ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                                                 window=window.ms() if window else None, recorded_before=now_ms + 1,
+                                                 window=_ms(window), recorded_before=now_ms + 1,
                                                  exact_cosine=exact_cosine, statuses=statuses))
     if window is not None and not hits and not _ABOUT_SAYING.search(question):
         # nothing dated in the window: "周六" may mean every Saturday ("我周六做什么运动"), and a memory told

@@ -18,14 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
 from memory.language.slots import AGE
-
-if TYPE_CHECKING:  # long_term loads the Qdrant clients: settings and the CLI import this module
-    from memory.long_term import TimeWindow as MsWindow
 
 
 @dataclass(frozen=True)
@@ -35,12 +32,6 @@ class TimeWindow:
     start: datetime
     end: datetime
     phrase: str = ""
-
-    def ms(self) -> MsWindow:
-        """The same window in ms since the epoch, for long-term memory searches."""
-        from memory.long_term import TimeWindow as MsWindow
-
-        return MsWindow(int(self.start.timestamp() * 1000), int(self.end.timestamp() * 1000))
 
 
 # --- numbers -------------------------------------------------------------------------------------------------

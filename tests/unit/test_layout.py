@@ -106,5 +106,13 @@ def test_no_import_circle_among_the_memory_modules() -> None:
     assert circles == []
 
 
+def test_the_language_rules_use_no_store() -> None:
+    """``memory/language/`` is pure logic on text: of ``memory/`` it imports only itself and the errors."""
+    leaks = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if m.startswith("memory.language")
+                   for t in targets if _in(t, "memory") and not t.startswith("memory.language")
+                   and t not in ("memory", "memory.errors"))
+    assert leaks == []
+
+
 def test_the_check_sees_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from memory.errors import InvalidInputError
 from memory.language.temporal import parse_time_window
+from memory.long_term import TimeWindow
 
 TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 7, 15, 15, 0, tzinfo=TZ)
@@ -166,7 +167,7 @@ def test_windows_follow_the_users_timezone() -> None:
     ny = NOW.astimezone(ZoneInfo("America/New_York"))  # 03:00 the same day there
     window = parse_time_window("yesterday", ny)
     assert window is not None and window.start == datetime(2026, 7, 14, tzinfo=ZoneInfo("America/New_York"))
-    ms = window.ms()
+    ms = TimeWindow.between(window.start, window.end)
     assert ms.end_ms - ms.start_ms == 86_400_000
 
 
