@@ -3,7 +3,7 @@
 Each row is (message, extracted, label): "keeps" when the extraction says what the message says (reworded, the
 user named "the user", one clause of several), "changes" when it changes negation, modality ("wanted to", "might",
 "想"), the time a statement holds ("used to", "will", "以前") or whom it is about. The first rows are what the bundled
-models did (issue 25); the subjects are in no table of memory/language/gates.py. ``split(row)`` puts each row in "dev"
+models did (issue 25); the subjects are in no table of memory/language/slots.py. ``split(row)`` puts each row in "dev"
 (used to write memory/language/meaning.py) or "test" (only reported) by a hash of its text.
 """
 

@@ -3,7 +3,7 @@
 Each row is (older, newer, label): "follows" when the newer memory is about the same subject as the older one (the
 same thing of the same person, a changed or a further value: the newer one is what holds now), "other" when it is
 about something else, or about another person. Subjects and phrasings here are not in any slot table
-(memory/language/gates.py): the links must hold for subjects nobody listed. ``split(row)`` puts each row in "dev" (used
+(memory/language/slots.py): the links must hold for subjects nobody listed. ``split(row)`` puts each row in "dev" (used
 to calibrate) or "test" (only reported) by a hash of its text.
 """
 
