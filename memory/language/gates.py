@@ -109,8 +109,9 @@ def subsumed(short: str, long: str) -> bool:
 def states_change(candidate: str, existing: str, cosine: float, config: GateConfig) -> bool:
     """Does ``candidate`` say, in the user's words, that the value ``existing`` holds has changed? Both hold the same
     one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the
-    existing memory is one clause (retiring it retires nothing else) and the gates' topic test passes. A rule, not a
-    model's verdict: a weak verifier that answers "add" must not leave two places the user lives both current."""
+    existing memory says one fact and nothing else (retiring it retires nothing else) and the topic test passes. A
+    rule, not a model's verdict: a weak verifier that answers "add" must not leave two places the user lives both
+    current."""
     if not says_change(candidate) or not nothing_else(existing):
         return False
     if not single_valued_slots(candidate) & single_valued_slots(existing):
