@@ -3,7 +3,7 @@
 Each scenario gets a fresh user: its facts are told in earlier sessions (``at`` days before the question, through
 the whole turn: extraction, verification, writes), then the question is asked in a new session and its answer
 streamed. correct = an expected fact is in the answer (normalised); degenerate = empty, a loop, prompt echo or
-another language than the question (memory/answers.py); extraction_parsed = share of the turns that called the
+another language than the question (memory/language/answers.py); extraction_parsed = share of the turns that called the
 extractor whose reply parsed. The model is the configured one: the bundled local model when none is set.
 """
 
@@ -26,8 +26,8 @@ from graph.deps import Deps
 from graph.models import describe
 from graph.resources import Resources
 from graph.settings import get_settings
-from memory.answers import degenerate
 from memory.errors import PalaceError
+from memory.language.answers import degenerate
 
 
 def _norm(text: str) -> str:

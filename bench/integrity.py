@@ -34,7 +34,7 @@ from graph.settings import Settings, get_settings
 from graph.sweep import sweep
 from graph.testing import ScriptedBrain, ScriptedModels, tool_call
 from memory.edge import EdgeClient
-from memory.junk import normalized
+from memory.language.junk import normalized
 from memory.long_term import Memory
 
 # (slot, English template, values, Chinese template, values): a fact is one slot with one value

@@ -30,7 +30,7 @@ candidate's BM25 score is its mean share of each query's best score, times the q
   ``context0.3``, ``context0.8`` (``PALACE_CONTEXT_WEIGHT``), ``window30``, ``window120`` (``PALACE_CONTEXT_WINDOW_S``).
 
 Memories over time (issue 22 item 7): ``+links`` asks the same questions of a copy of the store in which every
-turn follows the earlier turns of its conversation that :func:`memory.links.links_to` links it to among its 20
+turn follows the earlier turns of its conversation that :func:`memory.language.links.links_to` links it to among its 20
 nearest earlier ones (as the write node links a new memory), so recall brings each recalled turn's followers
 along and ranks the newest of a chain first (:func:`memory.recall.newest_first`): the links as expansion.
 
@@ -56,10 +56,10 @@ from bench.datasets import CATEGORY_ORDER, Conversation, load_locomo
 from bench.query_variants import names_speaker, stripped, sub_questions, without_names
 from bench.retrieval import KS, POOL, CachedE5, Scores, edge_store, ingest, progress
 from graph.settings import get_settings
-from memory.long_term import DENSE, SPARSE, HybridHit, LongTermMemory, Memory, bm25_model, memory_id
+from memory.language.temporal import event_time_ms, parse_time_window, time_intent
+from memory.long_term import DENSE, SPARSE, HybridHit, LongTermMemory, Memory, TimeWindow, bm25_model, memory_id
 from memory.ranking import _logistic
 from memory.recall import Recalled, decay_floor_for, lexical_query, recall, rerank, rerank_hybrid, with_changes
-from memory.temporal import event_time_ms, parse_time_window, time_intent
 
 TURN_STEP = timedelta(seconds=30)
 DEFAULT = "palace"
@@ -108,8 +108,8 @@ def memories_of(conv: Conversation) -> tuple[list[Memory], list[str]]:
 
 def linked(memories: Sequence[Memory], vectors: np.ndarray, near: int = 20) -> list[Memory]:
     """``memories`` with the links the write node would have made: each follows the earlier memories of its user,
-    among its ``near`` nearest earlier ones, that :func:`memory.links.links_to` links it to."""
-    from memory.links import links_for, links_to
+    among its ``near`` nearest earlier ones, that :func:`memory.language.links.links_to` links it to."""
+    from memory.language.links import links_for, links_to
 
     config = links_for("e5")
     follows: dict[str, list[str]] = defaultdict(list)
@@ -302,7 +302,8 @@ def _multi_search(ltm: LongTermMemory, user: str, vector: np.ndarray, texts: Seq
     """The dense ``limit`` nearest plus each text's BM25 ``limit`` best, in one batch; every candidate gets its
     cosine and its BM25 score under every text (a follow-up batch on the ids one search missed)."""
     m = ltm._m
-    flt = ltm._search_filter(user, window.ms() if window else None, ("active",), now_ms + 1)
+    ms = TimeWindow.between(window.start, window.end) if window else None
+    flt = ltm._search_filter(user, ms, ("active",), now_ms + 1)
     sparse = []
     for t in texts:
         v = ltm._sparse_query(t)

@@ -19,9 +19,9 @@ from bench.datasets import LANGUAGES, MemoryBank, load_memorybank, noon
 from bench.locomo import DEFAULT, _Fixed, _ranking
 from bench.retrieval import CachedE5, edge_store, ingest, progress
 from graph.settings import get_settings
+from memory.language.temporal import event_time_ms
 from memory.long_term import Memory, memory_id
 from memory.recall import recall
-from memory.temporal import event_time_ms
 
 TOP = 5
 STEP = timedelta(seconds=30)

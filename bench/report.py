@@ -211,8 +211,8 @@ def write_report() -> Path:
                "of a memory whose speaker the question names, `+useridf` BM25 with the user's own document "
                "frequencies instead of the collection's, and the fusion weights (`:dense`, `:lexpow`, `:context`, "
                "`:window`). Memories over time (issue 22, not shipped as expansion): `+links` the same questions of a "
-               "store where each turn follows the earlier turns the write node's links (memory/links.py) tie it to, "
-               "so recall brings followers along and ranks the newest of a chain first. R@5 / R@10.", ""]
+               "store where each turn follows the earlier turns the write node's links (memory/language/links.py) tie "
+               "it to, so recall brings followers along and ranks the newest of a chain first. R@5 / R@10.", ""]
         rows = [[name + (" (default)" if name == r["default"] else ""),
                  *[f"{per[b]['R@5']} / {per[b]['R@10']}" for b in blocks]]
                 for name, per in [(r["default"], r["systems"][r["default"]]), *r["ablations"].items()]]

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from graph.deps import Deps
 from graph.settings import Settings
 from memory.errors import InvalidInputError, NotFoundError, ServiceUnavailableError
-from memory.temporal import event_time_ms, parse_timestamp
+from memory.language.temporal import event_time_ms, parse_timestamp
 from memory.tokens import count_tokens
 from memory.validation import check_id, check_text
 
@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # the graph (LangGraph, LangChain's model stack) loads when a
     from langgraph.graph.state import CompiledStateGraph
 
     from graph.context import Context
-    from memory.answers import SentenceGuard
     from memory.checkpoint import RedisSaver
+    from memory.language.answers import SentenceGuard
     from memory.long_term import Memory
     from memory.recall import Recalled
 
@@ -144,7 +144,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
 
     from graph.context import Context
     from graph.models import uses_compact
-    from memory.answers import OpenerFilter, SentenceGuard
+    from memory.language.answers import OpenerFilter, SentenceGuard
     from nodes._turn import final_answer
     from nodes.confirm import ANSWERS, parse_confirmation
 
@@ -200,7 +200,7 @@ def add_memory(deps: Deps, user_id: str, text: str, *, at: str | None = None, im
     """Store ``text`` as an active memory of ``user_id`` (recorded ``at``; its time phrase sets ``event_time``)."""
     from graph.manage import record
     from memory.events import MemoryEvent, event_at
-    from memory.junk import without_preamble
+    from memory.language.junk import without_preamble
     from memory.long_term import Memory, memory_id
 
     s = deps.settings

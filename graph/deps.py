@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graph.settings import Settings, get_settings
-from memory.gates import GateConfig, gates_for
-from memory.links import LinkConfig, links_for
+from memory.language.gates import GateConfig, gates_for
+from memory.language.links import LinkConfig, links_for
 from memory.ranking import RankingConfig
 
 if TYPE_CHECKING:  # the stores and models load on first use: a CLI command imports only what it touches
@@ -101,7 +101,7 @@ class Deps:
                           slot_cosine=s.gate_slot_cosine or base.slot_cosine)
 
     def links(self) -> LinkConfig:
-        """The link thresholds calibrated for the embedder in use (memory/links.py)."""
+        """The link thresholds calibrated for the embedder in use (memory/language/links.py)."""
         return links_for(self.settings.embedding_model or "e5")
 
     def ranking(self) -> RankingConfig:

@@ -64,7 +64,7 @@ def show_memory(deps: Deps, user_id: str, memory_id: str) -> Memory:
 
 
 def memory_chain(deps: Deps, user_id: str, memory: Memory, *, limit: int = 20) -> list[tuple[str, Memory]]:
-    """The memories about the same subject as ``memory`` (memory/links.py), oldest first, each with how it
+    """The memories about the same subject as ``memory`` (memory/language/links.py), oldest first, each with how it
     relates: "earlier" (it follows them, directly or through others) or "later" (they follow it)."""
     ltm = deps.long_term()
     out: dict[str, tuple[str, Memory]] = {}

@@ -13,7 +13,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.endpoint import default_data_dir
-from memory.temporal import zone
+from memory.language.temporal import zone
 
 LOCAL_MODELS = ("0.5b", "1.5b")  # memory/local_model.py's BUNDLED, named here so settings import no model code
 

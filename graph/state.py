@@ -61,7 +61,7 @@ class Verdict(TypedDict):
     reason: str  # the verifier's reason (or why no verifier was asked)
     said: NotRequired[str]  # the verifier's own decision, when the gates changed it
     note: NotRequired[str]  # why a gate turned the verifier's decision into "add"
-    follows: NotRequired[list[str]]  # the older memories about the same subject it follows (memory/links.py)
+    follows: NotRequired[list[str]]  # the older memories about the same subject it follows (memory/language/links.py)
     follows_named: NotRequired[list[str]]  # those of them it shares an entity with (the stronger evidence)
     links: NotRequired[list[str]]  # why, one per followed memory
 

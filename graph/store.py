@@ -47,9 +47,9 @@ from langgraph.store.base import (
 from graph.deps import Deps
 from graph.manage import list_memories
 from memory.errors import InvalidInputError
+from memory.language.temporal import event_time_ms, parse_timestamp
 from memory.long_term import STATUSES, Memory, memory_id
 from memory.recall import recall
-from memory.temporal import event_time_ms, parse_timestamp
 from memory.validation import check_id, check_text, label_to_id
 
 NAMESPACE = "memories"

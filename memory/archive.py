@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from memory.embeddings import Embedder
 from memory.errors import InvalidInputError
-from memory.junk import normalized
+from memory.language.junk import normalized
 from memory.long_term import STATUSES, LongTermMemory, Memory, memory_id
 from memory.short_term import ArchiveBatch, Entry, ShortTermMemory
 

@@ -1,7 +1,7 @@
 """The history of every memory: each change (created, merged as a duplicate, superseded, disputed, accepted,
 rejected, kept both, pinned, forgotten, restored) is a row in PostgreSQL with the verdict and its reason.
 
-A model's verdict may change memory only through the gates (``memory/gates.py``), and every change it causes is
+A model's verdict may change memory only through the gates (``memory/language/gates.py``), and every change it causes is
 an event here, so ``palace memories history ID`` shows what happened and ``palace memories restore ID`` can undo
 a supersession or a merge. Forgetting a memory deletes its events (their text included) and leaves one
 ``forgotten`` event without text, so the history says it was forgotten without keeping what was forgotten.

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -92,6 +93,11 @@ class TimeWindow:
     def __post_init__(self) -> None:
         if self.end_ms <= self.start_ms:
             raise InvalidInputError(f"time window ends ({self.end_ms}) before it starts ({self.start_ms})")
+
+    @classmethod
+    def between(cls, start: datetime, end: datetime) -> TimeWindow:
+        """The window from ``start`` to ``end`` (timezone-aware; a parsed time phrase's window) in ms."""
+        return cls(int(start.timestamp() * 1000), int(end.timestamp() * 1000))
 
 
 @dataclass(frozen=True)

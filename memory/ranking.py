@@ -68,7 +68,7 @@ class RankingConfig:
     present_cosine_margin: float = 0.1  # ... and a cosine at most this far below the best such memory's
     present_cosine_tie: float = 0.01  # no candidate shares a word with the question: within this of the best cosine
     link_cosine_margin: float = 0.04  # a follower ranks above the memory it follows within this cosine of it
-    link_named_margin: float = 0.1  # ... within this when the two share an entity (memory/links.py)
+    link_named_margin: float = 0.1  # ... within this when the two share an entity (memory/language/links.py)
 
 
 @dataclass(frozen=True)

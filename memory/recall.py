@@ -25,9 +25,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.embeddings import Embedder
+from memory.language.change import changes_of
+from memory.language.slots import asked_slots, holds
+from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
+from memory.language.text import language
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
+from memory.long_term import TimeWindow as MsWindow
 from memory.ranking import Candidate, RankingConfig, ScoreBreakdown, rank_memories, score_hybrid, score_memory, sort_key
-from memory.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 
 
 @dataclass(frozen=True)
@@ -91,24 +95,6 @@ _ZH_FUNCTION_WORDS = re.compile(r"我们|你们|他们|她们|哪里|哪儿|什�
                                 r"[我你他她它的了吗呢吧啊呀在是有和与都也还就哪谁]")
 
 
-# A present question asks for a state that changes, and the memory recording the change rarely repeats the
-# question's word ("where do I live now" / "I moved to Shanghai", "我住在哪" / "我搬到上海了"). A memory that states
-# such a change counts as sharing the question's words (full BM25 share), so the newest one is on topic. A
-# pattern on the memory, not words added to the query: "Meeting moved to Friday" shares "moved" but states no move.
-# (question names the state, memory states a change of it)
-_NOT_A_PLACE = (r"(?!(the\s+)?(next\s+|this\s+)?"
-                r"((mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|tonight|next|later)\b)")
-_CHANGES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile(r"\b(live[sd]?|living|home|address)\b", re.IGNORECASE),
-     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(to|into)\s+" + _NOT_A_PLACE, re.IGNORECASE)),
-    (re.compile(r"住"), re.compile(r"搬(家|到|去|进)")),
-    (re.compile(r"\b(job|work(s|ing)?|employer)\b", re.IGNORECASE),
-     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b",
-                re.IGNORECASE)),
-    (re.compile(r"工作|上班"), re.compile(r"入职|跳槽|新工作|辞职")),
-)
-
-
 def lexical_query(question: str, intent: TimeIntent | None) -> str:
     """The text the BM25 half of the search matches: for a present question, without the words that say "now"
     and without Chinese function words (they would make any memory in the first person look on topic)."""
@@ -121,7 +107,7 @@ def lexical_query(question: str, intent: TimeIntent | None) -> str:
 def with_changes(question: str, hits: Sequence[HybridHit]) -> list[HybridHit]:
     """For a present question: the hits whose memory states a change of what the question asks about ("I moved to
     Shanghai" for "where do I live now") get the best BM25 score among the hits, as if they shared its words."""
-    memory_patterns = [m for q, m in _CHANGES if q.search(question)]
+    memory_patterns = changes_of(question)
     best = max((h.lexical for h in hits if h.lexical is not None), default=0.0)
     if not memory_patterns or best <= 0:
         return list(hits)
@@ -136,9 +122,6 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     memories in its own language than to the answer in the other ("My wife's name is Lin." ranked below
     "我有一个女儿叫小雨" in a helper's trial): the memories that hold the slot come first, in either language, and
     among them the scores, recency and importance decide, as for a question about the present."""
-    from memory.answers import language
-    from memory.gates import asked_slots
-
     asked, said_in = asked_slots(question), language(question)
     if not asked or not said_in:
         return None
@@ -146,19 +129,6 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     if not any(language(h.memory.text) not in (said_in, "") and holds(h.memory.text, asked) for h in hits):
         return None
     return [holds(h.memory.text, asked) for h in hits]
-
-
-_THE_USER = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|the user)\b|我|用户", re.IGNORECASE)
-
-
-def holds(text: str, asked: frozenset[str]) -> bool:
-    """Does ``text`` hold one of the ``asked`` slots? The slot table reads a sentence that names nobody as the
-    user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory about the user
-    says so ("I", "我", "the user")."""
-    from memory.gates import held_slots
-
-    found = held_slots(text) & asked
-    return bool(found) and (any(not k.startswith("self:") for k in found) or bool(_THE_USER.search(text)))
 
 
 def _replaced_or_active(hits: Sequence[HybridHit]) -> list[HybridHit]:
@@ -185,8 +155,8 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     what the question asks from the memories themselves (:func:`slot_topic`: they hold the slot or not, in either
     language), so a change it found off topic changed something else ("我现在改喝咖啡了" for "where do I live
     now?", where every memory in the other language is about as near the question) and follows nothing."""
-    from memory.gates import says_change
-    from memory.links import same_holder
+    from memory.language.change import says_change
+    from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
     for r in ranked:
@@ -217,7 +187,7 @@ def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
 def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     """Among the memories that stand out for a question (:func:`answer_set`), each one's older ones about the
     same person (both say whom)."""
-    from memory.links import same_holder
+    from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
@@ -243,8 +213,8 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
 
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,
                  implied: dict[str, dict[str, float]] | None = None) -> list[Recalled]:
-    """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.links`) right
-    above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
+    """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.language.links`)
+    right above it: a follower takes the place of the memory it follows when it is about the question nearly as much (a
     cosine at most ``link_cosine_margin`` below, ``link_named_margin`` when it names the same entity; a wrong link
     then cannot put an unrelated memory first). A chain keeps the place of its best-ranked member, newest first;
     followers of one memory keep their own order. ``fetched``: followers the search did not return, with their
@@ -330,6 +300,10 @@ _ABOUT_SAYING = re.compile(r"\b(tell|told|say|said|talk|talked|mention|mentioned
                            r"|说|聊|告诉|提到|讲", re.IGNORECASE)
 
 
+def _ms(window: TimeWindow | None) -> MsWindow | None:
+    return MsWindow.between(window.start, window.end) if window else None
+
+
 def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: str, now: datetime, *,
            search_k: int = 20, top_k: int = 5, config: RankingConfig | None = None,
            time_filter: bool = True, exact_cosine: bool = True) -> RecallResult:
@@ -350,7 +324,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     # follower ranks above it
     statuses: tuple[Status, ...] = ("active", "superseded")
     hits = _replaced_or_active(ltm.hybrid_search(user_id, vector, lexical_query(question, intent), limit=search_k,
-                                                 window=window.ms() if window else None, recorded_before=now_ms + 1,
+                                                 window=_ms(window), recorded_before=now_ms + 1,
                                                  exact_cosine=exact_cosine, statuses=statuses))
     if window is not None and not hits and not _ABOUT_SAYING.search(question):
         # nothing dated in the window: "周六" may mean every Saturday ("我周六做什么运动"), and a memory told

@@ -29,10 +29,11 @@ from graph.state import State
 from memory.archive import MemoryDraft, Summarizer, archive_session
 from memory.errors import PalaceError, ServiceUnavailableError
 from memory.events import MemoryEvent
-from memory.junk import junk_reason, normalized, split_facts, statements
+from memory.language.facts import split_facts
+from memory.language.junk import junk_reason, normalized, statements
+from memory.language.temporal import event_time_ms
 from memory.long_term import Memory
 from memory.short_term import Entry
-from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import context_of, turn_of
 from nodes.fact_check import marks_important

@@ -3,8 +3,8 @@ memories in one call: add | duplicate | update | conflict.
 
 Model output is untrusted input (STYLE.md rule 17). Candidates pass the junk gate (questions, greetings, thanks,
 small talk and content-free text are never memories, whatever the extractor said); verdicts pass the gates of
-``memory/gates.py`` (a duplicate must say the same thing, an update or conflict must be about the same thing); a
-verdict that fails its gate, cannot be parsed or names a memory it was not shown becomes ``add``. A fact the user
+``memory/language/gates.py`` (a duplicate must say the same thing, an update or conflict must be about the same thing);
+a verdict that fails its gate, cannot be parsed or names a memory it was not shown becomes ``add``. A fact the user
 stated is never dropped or hidden because a model said so.
 """
 
@@ -28,24 +28,33 @@ from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
 from memory.errors import ServiceUnavailableError
-from memory.gates import GateConfig, could_change, drops_slot, gate, says_change, slots, states_change, subsumed
-from memory.junk import (
+from memory.language.change import says_change
+from memory.language.facts import one_fact, split_facts
+from memory.language.gates import (
+    GateConfig,
+    could_change,
+    drops_slot,
+    gate,
+    states_change,
+    subsumed,
+)
+from memory.language.junk import (
     about_the_user,
     grounded,
     junk_reason,
     kept_statements,
     normalized,
     respaced,
-    split_facts,
     statements,
     uncovered_statements,
     without_preamble,
 )
-from memory.links import Link, links_to, same_holder
+from memory.language.links import Link, links_to, same_holder
+from memory.language.meaning import changed_meaning
+from memory.language.slots import slots
+from memory.language.standalone import source_sentence, standalone
+from memory.language.temporal import event_time_ms
 from memory.long_term import Hit, memory_id
-from memory.meaning import changed_meaning
-from memory.standalone import source_sentence, standalone
-from memory.temporal import event_time_ms
 from memory.tokens import truncate_tokens
 from nodes._turn import Prefetch, clock, context_of, turn_of
 
@@ -98,7 +107,7 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     """The extractor's memories that pass the gates (not junk, grounded in the message), cut to a memory's length,
     without repeats. If none passes while the message states something about the user, its statements are kept:
     an extractor cannot make a stated fact disappear. Importance comes from the user (the turn's flag or "remember
-    this"), never from the extractor. Every memory stands alone (:func:`memory.standalone.standalone`): a
+    this"), never from the extractor. Every memory stands alone (:func:`memory.language.standalone.standalone`): a
     fragment becomes the user's sentence, its pronoun resolved from the message or ``earlier`` (the session's
     earlier user turns, oldest first) or ``known`` (the memories recall found for the message)."""
     # one fact per memory: an extractor's "I live in Beijing. My favourite book is ..." is two memories (a later
@@ -178,7 +187,7 @@ def judge_all(parsed: VerifierVerdicts | None, cands: Sequence[Candidate], ids: 
 
 def _one_fact(message: str) -> bool:
     """Does ``message`` state one thing (so what it says as a whole, a time or a change, belongs to that fact)?"""
-    return len(split_facts(about_the_user(message) or message)) == 1
+    return one_fact(about_the_user(message) or message)
 
 
 def _said_change(cand: Candidate) -> str:
@@ -201,7 +210,7 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
     memory is about and another does not follow that memory: the sentence reports a change ("Low-carb didn't work
     for me, I'm vegetarian now", "戴尔XPS充不进电了，我换成了Surface"), and cut in two, its new value would follow
     nothing. Sentences that state several things about other subjects stay cut."""
-    from memory.junk import sentences
+    from memory.language.text import sentences
 
     groups: dict[tuple[str, int], list[int]] = {}
     for n, c in enumerate(cands):
@@ -227,9 +236,9 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
 def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], links: Sequence[Sequence[Link]],
                floor: float = math.inf) -> list[Verdict]:
     """Each new memory that will be stored active or disputed names the older memories it follows (same subject:
-    :func:`memory.links.link`; ``links`` holds each candidate's links to its ``neighbours``), and why. An update's
-    target is one of them, or the update becomes an add: only a memory linked by evidence (not by nearness alone,
-    ``Link.weak``) may be superseded, whatever the verifier said. The verifier's word still counts as a guess of
+    :func:`memory.language.links.link`; ``links`` holds each candidate's links to its ``neighbours``), and why. An
+    update's target is one of them, or the update becomes an add: only a memory linked by evidence (not by nearness
+    alone, ``Link.weak``) may be superseded, whatever the verifier said. The verifier's word still counts as a guess of
     the subject: an update of a neighbour both say is about the same person, at least ``floor`` near, that nothing links
     becomes an add that follows it (recall ranks it first when it is about the question nearly as much)."""
     out: list[Verdict] = []
@@ -281,9 +290,9 @@ def told_in_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
 def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig,
                    links: Sequence[Sequence[Link]] | None = None) -> list[Verdict]:
     """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
-    Shanghai" beside "I live in Hangzhou") updates the closest such memory (:func:`memory.gates.states_change`):
-    a weak verifier that answers "add" to everything must not leave both places current. The old memory is
-    superseded, not deleted: its history says why, and it can be restored."""
+    Shanghai" beside "I live in Hangzhou") updates the closest such memory
+    (:func:`memory.language.gates.states_change`): a weak verifier that answers "add" to everything must not leave both
+    places current. The old memory is superseded, not deleted: its history says why, and it can be restored."""
     out: list[Verdict] = []
     retired: set[str] = set()
     for n, (v, near) in enumerate(zip(verdicts, neighbours, strict=True)):

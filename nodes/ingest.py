@@ -22,7 +22,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.state import State, Turn
 from memory.errors import InvalidInputError
-from memory.temporal import parse_timestamp, zone
+from memory.language.temporal import parse_timestamp, zone
 from memory.validation import check_id, check_text
 from nodes._turn import context_of
 from nodes.fact_check import prefetch_extraction

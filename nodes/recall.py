@@ -13,7 +13,7 @@ from graph.deps import Deps
 from graph.state import RecalledMemory, State, Turn
 from memory.embeddings import Embedder
 from memory.errors import ServiceUnavailableError
-from memory.junk import asks
+from memory.language.junk import asks
 from memory.long_term import LongTermMemory
 from memory.recall import recall
 from nodes._turn import Prefetch, clock, turn_of

@@ -20,9 +20,10 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
-from memory.answers import check_answer, clean_answer, hollow_opener, language, replacements, second_person, stuck
 from memory.budget import BudgetPlan, fit_budget
-from memory.temporal import time_intent
+from memory.language.answers import check_answer, clean_answer, hollow_opener, replacements, second_person, stuck
+from memory.language.temporal import time_intent
+from memory.language.text import language
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
 from nodes._turn import add_usage, clock, context_of, this_turn, turn_of
 
@@ -142,8 +143,8 @@ def answered_before(window: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def _checked(answer: str, state: State, turn: Any, *, compact: bool) -> tuple[str, list[str]]:
-    """The answer as the user sees it (:func:`memory.answers.check_answer`): for a small model (``compact``), no
-    sentence with a number, date or name that nothing given to it says, never the user's voice, no loop or echoed
+    """The answer as the user sees it (:func:`memory.language.answers.check_answer`): for a small model (``compact``),
+    no sentence with a number, date or name that nothing given to it says, never the user's voice, no loop or echoed
     prompt line. A capable model keeps its world knowledge and its own wording: only a hollow opener goes."""
     message = turn["message"]
     recalled = [m["text"] for m in state.get("recalled", [])]

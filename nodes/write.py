@@ -16,9 +16,9 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.state import State, Verdict
 from memory import outbox
-from memory.attribution import used_for
 from memory.errors import ServiceUnavailableError
 from memory.events import MemoryEvent, event_at
+from memory.language.attribution import used_for
 from memory.long_term import Memory, Status
 from memory.tokens import PER_MESSAGE, count_tokens
 from nodes._turn import final_answer, turn_of

@@ -43,7 +43,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def _task_hint(args: argparse.Namespace, deps: Any) -> None:
     """A model on the compact profile is given no tools: a request for a task makes none, so say how to make it."""
     from graph.models import describe, uses_compact
-    from memory.junk import asks_for_task
+    from memory.language.junk import asks_for_task
 
     model = deps.models.chat()
     if asks_for_task(args.message) and uses_compact(deps.settings, model):

@@ -146,7 +146,7 @@ def _precheck(args: argparse.Namespace) -> None:
     """The input rules that need no setting, before any settings or store load: bad input is a quick one-line
     error. Limits that are settings (id and message lengths) and the user's clock are checked where they apply."""
 
-    from memory.temporal import parse_timestamp
+    from memory.language.temporal import parse_timestamp
     from memory.validation import check_id, check_text
 
     unbounded = sys.maxsize

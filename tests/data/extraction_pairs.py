@@ -3,8 +3,8 @@
 Each row is (message, extracted, label): "keeps" when the extraction says what the message says (reworded, the
 user named "the user", one clause of several), "changes" when it changes negation, modality ("wanted to", "might",
 "想"), the time a statement holds ("used to", "will", "以前") or whom it is about. The first rows are what the bundled
-models did (issue 25); the subjects are in no table of memory/gates.py. ``split(row)`` puts each row in "dev" (used
-to write memory/meaning.py) or "test" (only reported) by a hash of its text.
+models did (issue 25); the subjects are in no table of memory/language/slots.py. ``split(row)`` puts each row in "dev"
+(used to write memory/language/meaning.py) or "test" (only reported) by a hash of its text.
 """
 
 from __future__ import annotations
@@ -81,5 +81,5 @@ PAIRS: list[tuple[str, str, Label]] = [
 
 
 def split(row: tuple[str, str, Label]) -> Literal["dev", "test"]:
-    """A stable half of the rows: "test" rows are never used to tune memory/meaning.py."""
+    """A stable half of the rows: "test" rows are never used to tune memory/language/meaning.py."""
     return hash_split(row[0], row[1])

@@ -1,4 +1,4 @@
-"""Labelled memory pairs (English and Chinese) that calibrate the verdict gates (memory/gates.py).
+"""Labelled memory pairs (English and Chinese) that calibrate the verdict gates (memory/language/gates.py).
 
 Each row is (candidate, existing, label):
 - "same": the candidate says what the existing memory says (a duplicate verdict may merge it);

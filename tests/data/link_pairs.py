@@ -1,10 +1,10 @@
-"""Labelled pairs that calibrate the links between memories (memory/links.py), English and Chinese.
+"""Labelled pairs that calibrate the links between memories (memory/language/links.py), English and Chinese.
 
 Each row is (older, newer, label): "follows" when the newer memory is about the same subject as the older one (the
 same thing of the same person, a changed or a further value: the newer one is what holds now), "other" when it is
 about something else, or about another person. Subjects and phrasings here are not in any slot table
-(memory/gates.py): the links must hold for subjects nobody listed. ``split(row)`` puts each row in "dev" (used to
-calibrate) or "test" (only reported) by a hash of its text.
+(memory/language/slots.py): the links must hold for subjects nobody listed. ``split(row)`` puts each row in "dev" (used
+to calibrate) or "test" (only reported) by a hash of its text.
 """
 
 from __future__ import annotations

@@ -385,7 +385,7 @@ def test_web_inspector_changes_memory_and_shows_the_chain(served: Served) -> Non
 
     from doors.present import memory_lines
 
-    # two turns, the second a stated change of the first: the write path links them (memory/links.py)
+    # two turns, the second a stated change of the first: the write path links them (memory/language/links.py)
     for session, message, at in (("home1", "I live in Suzhou.", "2026-11-02T09:00"),
                                  ("home2", "I moved to Hangzhou.", "2026-11-20T18:30")):
         served.api("POST", EVE, "/chat", json={"session": session, "message": message, "at": at})

@@ -136,7 +136,7 @@ def test_the_other_languages_memory_of_another_slot_gets_no_help(ltm: LongTermMe
     ("下周五我要飞去东京开会。", "我下周五要去哪里？"),
 ])
 def test_a_plan_is_dated_ahead_and_found_by_its_day(ltm: LongTermMemory, told: str, asked: str) -> None:
-    from memory.temporal import event_time_ms
+    from memory.language.temporal import event_time_ms
 
     told_at = NOW - timedelta(days=1)  # a Tuesday; the question on Wednesday means the same Friday
     remember(ltm, "u", told, told_at, event_time=event_time_ms(told_at, told))

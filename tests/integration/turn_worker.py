@@ -61,7 +61,7 @@ def preload() -> None:
     import memory.outbox
     import memory.postgres
     import memory.redis_cluster
-    from memory.temporal import parse_time_window
+    from memory.language.temporal import parse_time_window
     from memory.tokens import count_tokens
 
     count_tokens("warm up the vocabulary", "o200k_base")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.answers import (
+from memory.language.answers import (
     SentenceGuard,
     check_answer,
     clean_answer,
@@ -130,3 +130,18 @@ def test_only_what_was_marked_earlier_is_replaced_and_by_a_newer_one(recalled: l
     replaced = replacements(recalled)
     assert all(c == "earlier" for t, c in recalled if t in replaced)
     assert set(replaced.values()) <= {t for t, c in recalled if c == "now"}
+
+
+def test_an_answer_is_cut_into_sentences_as_the_users_text_is() -> None:
+    """One sentence splitter: "72.5" and "Dr. Li" are no sentence ends in an answer either."""
+    assert clean_answer("You weigh 72.5 kg. You weigh 72.5 kg.") == "You weigh 72.5 kg."
+    assert check_answer("Dr. Li is your doctor.", "Who is my doctor?", sources="Dr. Li is my doctor.",
+                        facts=["Dr. Li is my doctor."]).text == "Dr. Li is your doctor."
+
+
+@given(st.text(alphabet=st.sampled_from("ab .!?。；\n5"), max_size=40))
+def test_the_sentences_of_a_text_join_back_into_it(text: str) -> None:
+    from memory.language.text import sentence_spans, sentences
+
+    assert "".join(sentence_spans(text)) == text
+    assert [s.strip() for s in sentence_spans(text) if s.strip()] == sentences(text)

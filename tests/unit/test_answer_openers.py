@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.answers import OpenerFilter, hollow_opener
+from memory.language.answers import OpenerFilter, hollow_opener
 
 
 def _streamed(message: str, tokens: list[str]) -> str:

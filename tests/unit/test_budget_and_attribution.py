@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.attribution import used_memories
 from memory.budget import fit_budget
 from memory.errors import InvalidInputError
-from memory.temporal import parse_timestamp
+from memory.language.attribution import used_memories
+from memory.language.temporal import parse_timestamp
 from memory.tokens import count_tokens, truncate_tokens
 from nodes.confirm import parse_confirmation
 from nodes.fact_check import marks_important
@@ -95,7 +95,7 @@ def test_truncate_tokens_never_exceeds_by_more_than_the_ellipsis(text: str, limi
 def test_a_memory_repeated_in_answer_to_something_else_is_not_used() -> None:
     """A small model repeats a memory it was shown whatever the message: that is not a use, or the memory it
     keeps repeating would rank above the ones each question is about."""
-    from memory.attribution import used_for
+    from memory.language.attribution import used_for
 
     memories = ["My dentist is Dr Okafor.", "I'm left-handed.", "Our dog is called Biscuit."]
     # answering a statement with an unrelated memory: no use

@@ -10,29 +10,29 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.gates import (
+from memory.language.facts import split_facts
+from memory.language.gates import (
     drops_slot,
     gate,
     gates_for,
     reason_contradicts,
     same_statement,
     same_subject,
-    slots,
     states_change,
     subsumed,
 )
-from memory.junk import (
+from memory.language.junk import (
     about_the_user,
     grounded,
     is_junk,
     junk_reason,
     respaced,
-    sentences,
-    split_facts,
     statements,
     uncovered_statements,
     without_preamble,
 )
+from memory.language.slots import slots
+from memory.language.text import sentences
 from tests.data.gate_pairs import PAIRS
 
 JUNK = [
@@ -176,6 +176,8 @@ def test_slots_name_the_person_and_the_thing() -> None:
     # the existing memory says more than where the user lives: superseding it would retire the tea too
     ("I moved to Shanghai.", "I live in Hangzhou and I love green tea.", 0.9, False),
     ("我搬到了上海。", "我住在杭州，我喜欢喝龙井茶。", 0.9, False),
+    ("I moved to Shanghai.", "I live in Hangzhou. I love green tea.", 0.9, False),  # two facts, no comma
+    ("I moved to Shanghai.", "The user lives in Hangzhou and loves green tea.", 0.9, False),  # a clause joined
     # too far apart to be about the same thing
     ("I moved to Shanghai.", "I live in Hangzhou.", 0.7, False),
 ])
@@ -400,15 +402,12 @@ def test_a_statement_whose_slot_no_extracted_memory_holds_is_kept() -> None:
     ("我想当医生", None), ("I work as a chef.", "self:work"), ("我当老师十年了", "self:work"),
 ])
 def test_an_occupation_holds_the_work_slot(text: str, slot: str | None) -> None:
-    from memory.gates import slots
-
     assert (slot in slots(text)) if slot else not any(s.endswith(":work") for s in slots(text))
 
 
 def test_an_age_the_extractor_left_out_keeps_the_users_clause() -> None:
     """A helper's trial: '今年五岁' was lost, as '我有一个女儿名叫小雨' covered most of the clause's words."""
-    from memory.gates import slots
-    from memory.junk import uncovered_statements
+    from memory.language.junk import uncovered_statements
 
     assert slots("我有一个女儿叫小雨，今年五岁") == {"女儿:name", "女儿:age"}
     extracted = ["我有一个女儿名叫小雨", "我的生日是3月14日"]
@@ -452,7 +451,7 @@ def test_a_one_fact_message_dates_what_was_extracted_from_it() -> None:
 def test_a_change_the_user_said_counts_when_the_extractor_dropped_its_word(extracted: str, message: str,
                                                                            retires: bool) -> None:
     from memory.embeddings import E5Embeddings
-    from memory.gates import gates_for
+    from memory.language.gates import gates_for
     from memory.long_term import Hit, Memory
     from nodes.fact_check import _verdict, stated_changes
 
@@ -465,3 +464,25 @@ def test_a_change_the_user_said_counts_when_the_extractor_dropped_its_word(extra
     [v] = stated_changes([_verdict(cand, "new", "add", None, "scripted")], [[hit]],  # type: ignore[arg-type]
                          gates_for("e5"))
     assert (v["decision"] == "update" and v["target"] == "m1") is retires
+
+
+def test_one_age_pattern_holds_the_age_slot_and_dates_nothing() -> None:
+    """The age slot and the event dating read one pattern: an age "turns 5" is an age in both."""
+    from datetime import UTC, datetime
+
+    from memory.language.temporal import event_time_ms
+
+    assert "son:age" in slots("My son turns 5 this year.")
+    assert "self:age" in slots("我今年五岁")
+    assert event_time_ms(datetime(2026, 6, 1, tzinfo=UTC), "My son turns 5 this year.") is None
+
+
+def test_one_definition_of_a_stated_change() -> None:
+    """The change recall looks for under a question about now is a stated change for the gates and links too."""
+    from memory.language.change import changes_of, says_change
+
+    for question, memory in [("Where do I work now?", "I joined Google last month."),
+                             ("我现在在哪工作？", "我上个月入职了腾讯。"), ("我现在住哪？", "我搬进了新公寓。")]:
+        assert any(p.search(memory) for p in changes_of(question)) and says_change(memory)
+    assert not changes_of("What is my favourite film?")
+    assert not says_change("I live in Hangzhou.")

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memory.language.temporal import time_intent
 from memory.long_term import HybridHit, Memory
 from memory.ranking import DAY_MS, Candidate, RankingConfig, on_topic, score_hybrid, sort_key, time_decay
 from memory.recall import slot_topic, with_changes
-from memory.temporal import time_intent
 
 NOW = 1_780_000_000_000
 cfg = RankingConfig()
@@ -166,8 +166,8 @@ _SLOT_TEXTS = ("My wife's name is Lin.", "我妻子叫林芳", "我有一个女�
        st.sampled_from(("我妻子叫什么名字？", "What is my wife's name?", "where do I live?", "我住在哪里？", "hello")))
 def test_slot_topic_is_the_topic_only_when_a_hit_in_the_other_language_holds_the_asked_slot(texts: list[str],
                                                                                             question: str) -> None:
-    from memory.answers import language
-    from memory.gates import asked_slots, held_slots
+    from memory.language.slots import asked_slots, held_slots
+    from memory.language.text import language
 
     hits = [_said(t) for t in texts]
     asked, said_in = asked_slots(question), language(question)

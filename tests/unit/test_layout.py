@@ -1,6 +1,6 @@
 """The layout's rules, read from the source: the agent (``graph/``) never imports a door (``doors/``), and no module
-of either takes part in an import circle. Every import counts, the ones inside functions too: a circle that only
-closes at run time is still a circle."""
+of either, nor of ``memory/`` (the stores and their language rules), takes part in an import circle. Every import
+counts, the ones inside functions too: a circle that only closes at run time is still a circle."""
 
 from __future__ import annotations
 
@@ -97,6 +97,21 @@ def test_the_agent_never_imports_a_door() -> None:
 def test_no_import_circle_through_the_agent_or_its_doors() -> None:
     circles = [c for c in _cycles(import_graph()) if any(_in(m, "graph", "doors") for m in c)]
     assert circles == []
+
+
+def test_no_import_circle_among_the_memory_modules() -> None:
+    graph = import_graph()
+    assert any(m.startswith("memory.language.") for m in graph), "the language rules are missing"
+    circles = [c for c in _cycles(graph) if any(_in(m, "memory") for m in c)]
+    assert circles == []
+
+
+def test_the_language_rules_use_no_store() -> None:
+    """``memory/language/`` is pure logic on text: of ``memory/`` it imports only itself and the errors."""
+    leaks = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if m.startswith("memory.language")
+                   for t in targets if _in(t, "memory") and not t.startswith("memory.language")
+                   and t not in ("memory", "memory.errors"))
+    assert leaks == []
 
 
 def test_the_check_sees_a_circle() -> None:

@@ -1,6 +1,6 @@
-"""Memories over time: links between memories about one subject (memory/links.py), the newest of a chain first
-(memory/recall.py), and memories that stand alone (memory/standalone.py). Subjects and names here are in no slot
-table: the mechanisms must hold for what nobody listed."""
+"""Memories over time: links between memories about one subject (memory/language/links.py), the newest of a chain first
+(memory/recall.py), and memories that stand alone (memory/language/standalone.py). Subjects and names here are in no
+slot table: the mechanisms must hold for what nobody listed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.links import (
+from memory.language.links import (
     common_words,
     content_words,
     entities,
@@ -20,10 +20,10 @@ from memory.links import (
     links_to,
     same_holder,
 )
+from memory.language.standalone import fragment_reason, standalone
 from memory.long_term import Memory
 from memory.ranking import RankingConfig, ScoreBreakdown
 from memory.recall import Recalled, answer_set, mark_chains, newest_first, question_links
-from memory.standalone import fragment_reason, standalone
 from tests.data.link_pairs import PAIRS, split
 
 
@@ -293,7 +293,7 @@ def _near(mid: str, text: str, cosine: float) -> Any:
 
 def test_a_verifier_update_linked_by_nearness_only_keeps_both_and_follows() -> None:
     """The model's "update" is a guess of the subject: it may link (recall orders the newer first), never retire."""
-    from memory.links import Link
+    from memory.language.links import Link
     from nodes.fact_check import with_links
 
     config = links_for("e5")
@@ -315,7 +315,7 @@ def test_a_verifier_update_linked_by_nearness_only_keeps_both_and_follows() -> N
 
 
 def test_a_change_cut_in_two_is_put_back_whatever_nearness_guessed() -> None:
-    from memory.links import Link
+    from memory.language.links import Link
     from nodes.fact_check import whole_changes
 
     message = "The Pentax K-1 broke, I got a Leica SL2."

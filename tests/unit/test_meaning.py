@@ -1,7 +1,7 @@
 """An extracted memory keeps the meaning of what the user said, and no stated fact is lost (issue 25, items 1-2).
 
-memory/meaning.py is written on the "dev" half of tests/data/extraction_pairs.py; the "test" half is only reported
-(both must be right: the rules are closed classes of grammar words, not subjects)."""
+memory/language/meaning.py is written on the "dev" half of tests/data/extraction_pairs.py; the "test" half is only
+reported (both must be right: the rules are closed classes of grammar words, not subjects)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.junk import kept_statements, speaks_of_someone
-from memory.meaning import changed_meaning
+from memory.language.junk import kept_statements, speaks_of_someone
+from memory.language.meaning import changed_meaning
 from nodes.fact_check import ExtractedMemory, Extraction, candidates_from
 from tests.data.extraction_pairs import PAIRS, split
 

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.errors import InvalidInputError
-from memory.temporal import parse_time_window
+from memory.language.temporal import parse_time_window
+from memory.long_term import TimeWindow
 
 TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 7, 15, 15, 0, tzinfo=TZ)
@@ -166,7 +167,7 @@ def test_windows_follow_the_users_timezone() -> None:
     ny = NOW.astimezone(ZoneInfo("America/New_York"))  # 03:00 the same day there
     window = parse_time_window("yesterday", ny)
     assert window is not None and window.start == datetime(2026, 7, 14, tzinfo=ZoneInfo("America/New_York"))
-    ms = window.ms()
+    ms = TimeWindow.between(window.start, window.end)
     assert ms.end_ms - ms.start_ms == 86_400_000
 
 
@@ -340,7 +341,7 @@ def test_every_window_is_bounded_ordered_and_not_in_the_future(phrase: str, when
     ("今年我去了日本", date(2026, 1, 1)),
 ])
 def test_a_date_that_comes_back_every_year_dates_no_event(text: str, day: date | None) -> None:
-    from memory.temporal import event_time_ms
+    from memory.language.temporal import event_time_ms
 
     ms = event_time_ms(NOW, "", text)
     assert (None if ms is None else datetime.fromtimestamp(ms / 1000, TZ).date()) == day

@@ -12,8 +12,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from memory.language.facts import split_facts
+from memory.language.links import entities
+from memory.language.slots import FIRST_PERSON, person, single_valued_slots
+from memory.language.text import CJK, language, sentences
+from memory.language.words import grounding_units
+
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 _GREETING_EN = (r"(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|night|day)|morning|"
                 r"evening|hello again|hi again|hey there|hi there|hello there|welcome back|nice to meet you|"
@@ -65,99 +70,12 @@ _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to
                    re.IGNORECASE)
 
 
-# Where a sentence ends: not inside "72.5" or after "Dr." (the user's "I weigh 72.5 kg" is not "I weigh 72").
-_FACT_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bvs\.)"
-                       r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=\.)\s+|(?<=[!?])(?![!?])\s*|(?<=[。！？；;])|\n+")
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _FACT_END.split(text) if s.strip()]
-
-
-# Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".
-_NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?:i|i'm|my)\b)|[，；、]\s*(?=我)"
-                             r"|[，,]?\s*(?:而且|并且)\s*(?=我)", re.IGNORECASE)
-
-
-_LEADING_AND = re.compile(r"^(?:and|also|plus)\s+(i|i'm|my)\b", re.IGNORECASE)  # "And I love green tea."
-
-
-def split_facts(text: str) -> list[str]:
-    """``text`` cut into its facts: sentences, and within one the statements about the user it joins ("I live in
-    Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
-    the tea). Decimals ("72.5 kg"), abbreviations ("Dr. Li") and "I live in Hangzhou, China" stay whole."""
-    out = []
-    for sentence in _FACT_END.split(text):
-        start = 0
-        for m in _NEXT_STATEMENT.finditer(sentence):
-            left = sentence[start:m.start()]
-            if _whole(left):  # "My sister and I love..." stays one
-                out.append(left.strip())
-                start = m.end()
-        out += _by_slot(sentence[start:].strip())
-    return [_capitalized(_LEADING_AND.sub(r"\1", p)) for p in out if p]
-
-
-def _capitalized(statement: str) -> str:
-    """A statement cut from its sentence starts one of its own: "my favourite book is ..." from "..., and my
-    favourite book is ...", "I love green tea." from "And I love green tea." (``_LEADING_AND`` takes the "And")."""
-    return statement[0].upper() + statement[1:] if re.match(r"(?:i|i'm|my)\b", statement) else statement
-
-
-def _whole(part: str) -> bool:
-    """Enough of a statement to stand alone (three words or three Chinese characters)."""
-    return len(part.split()) >= 3 or len(_CJK.findall(part)) >= 3
-
-
-# Where a sentence goes on about something else without saying who: "... and work at Tencent", "...，现在在阿里工作".
-_NOT_ANOTHER_SUBJECT = r"(?!(?:she|he|they|it|we|you|his|her|their|its)\b)"
-_GOES_ON = re.compile(r",?\s+and\s+" + _NOT_ANOTHER_SUBJECT + r"(?=[a-z])"
-                      r"|[，,]\s*(?![我你他她它])" + _NOT_ANOTHER_SUBJECT, re.IGNORECASE)
-
-
-def _by_slot(statement: str) -> list[str]:
-    """``statement`` cut where it moves from one one-valued slot of the user to another, the subject repeated: "I
-    live in Shenzhen and work at Tencent" is "I live in Shenzhen" and "I work at Tencent" (as one memory, a later
-    "I moved" could retire neither)."""
-    from memory.gates import single_valued_slots
-
-    held = single_valued_slots(statement)
-    if not held or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
-        return [statement]
-    cjk = bool(_CJK.search(statement))
-    for m in _GOES_ON.finditer(statement):
-        left, right = statement[:m.start()].strip(), statement[m.end():].strip()
-        if cjk and not right.startswith("我"):
-            right = "我" + right
-        elif not cjk and not re.match(r"(?:i|i'm)\b", right, re.IGNORECASE):
-            right = "I " + right
-        if not (_whole(left) and _whole(right)):
-            continue
-        a, b = single_valued_slots(left), single_valued_slots(right)
-        # two slots; or a slot and something else the user does, said without a subject ("I work at Alibaba and
-        # love hiking", an extractor's "我是在阿里巴巴工作，喜欢爬山"): a later "I changed jobs" must not retire it
-        if (a and b and not a & b) or (bool(a) != bool(b) and _GOES_ON_DOING.match(statement[m.end():].strip())
-                                       and not _ABOUT_THE_OTHER.search(right)):
-            return [left, *_by_slot(right)]
-    return [statement]
-
-
-# A clause that only points back at the other ("and love it", "喜欢这里"): cut off, it says nothing.
-_ABOUT_THE_OTHER = re.compile(r"\b(it|that|this|them|there|here)(\s+(a lot|so much|very much|there|here))?\W*$|"
-                              r"(它|这里|那里|这儿|那儿|这个|那个)\W*$", re.IGNORECASE)
-# What a clause without a subject starts with when it says what the user does (not "…, a big company").
-_GOES_ON_DOING = re.compile(
-    r"(?:also\s+|often\s+|usually\s+)?(?:like|love|enjoy|hate|prefer|play|have|own|speak|drink|eat|study|"
-    r"practi[cs]e|collect|read|watch|cook|run|swim|ride|drive|keep|live|work|am)\b|"
-    r"(?:也|还|平时|经常|常常|每天|每周|周末)?(?:喜欢|爱|热爱|讨厌|养|有|会|擅长|学|住|在)", re.IGNORECASE)
-
-
 def _content_free(sentence: str) -> bool:
     """Emoji, punctuation or symbols only, or too little text to say anything (one Latin letter, one CJK char)."""
     chars = [c for c in sentence if _LETTER_OR_DIGIT.match(c) and unicodedata.category(c) != "So"]
     if not chars:
         return True
-    cjk = sum(1 for c in chars if _CJK.match(c))
+    cjk = sum(1 for c in chars if CJK.match(c))
     letters = sum(1 for c in chars if c.isalpha())
     return letters == 0 or (cjk < 2 and letters - cjk < 2)
 
@@ -236,22 +154,16 @@ def normalized(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!。！ ")
 
 
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
-
-
 def about_the_user(text: str) -> str:
     """The statements of ``text`` that speak about the user ("I ...", "my ...", "我……")."""
-    return " ".join(p for p in sentences(text) if junk_sentence(p) is None and _FIRST_PERSON.search(p))
+    return " ".join(p for p in sentences(text) if junk_sentence(p) is None and FIRST_PERSON.search(p))
 
 
 def speaks_of_someone(sentence: str) -> bool:
     """Does ``sentence`` say something about a person or a named thing: the user ("I", "我"), a kinship word
     ("my sister", "我妈"), or a name anywhere but its first word ("Tom just left Google", "Anna moved to Berlin")?
     "That sounds great." and "It's raining today." do not; they are reactions, not facts to keep."""
-    from memory.gates import _person
-    from memory.links import entities
-
-    if _FIRST_PERSON.search(sentence) or _person(sentence) != "self":
+    if FIRST_PERSON.search(sentence) or person(sentence) != "self":
         return True
     first = re.match(r"\W*([A-Za-z][\w'-]*)", sentence)
     return bool(entities(sentence[first.end():] if first else sentence))
@@ -274,7 +186,6 @@ def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
     return " ".join(p for i, p in enumerate(said) if i in pointed or speaks_of_someone(p))
 
 
-_UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
@@ -303,12 +214,6 @@ def respaced(candidate: str, message: str) -> str:
 def asks_for_task(text: str) -> bool:
     """Does a sentence of ``text`` ask for a task to be made ("Please create a task…", "帮我创建一个任务")?"""
     return any(_TASK_REQUEST.search(s) for s in sentences(text))
-
-
-def grounding_units(text: str) -> set[str]:
-    from memory.attribution import content_units
-
-    return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
 
 
 def grounded(candidate: str, message: str) -> bool:
@@ -344,13 +249,11 @@ def in_the_users_language(candidate: str, message: str) -> bool:
     the message is in English, the candidate's English words must be words of the message ("我在Google工作" keeps
     Google; "I live in杭州" for "我住在杭州" is a translation, and its half-match on 杭州 must not pass for the
     user's fact); when none is in Chinese, every Chinese character it has must be in the message."""
-    from memory.answers import language
-
     said = {language(s) for s in sentences(message)}
     if "en" not in said and not {w.lower() for w in _LATIN_WORD.findall(candidate)} <= {
             w.lower() for w in _LATIN_WORD.findall(message)}:
         return False
-    return "zh" in said or set(_CJK.findall(candidate)) <= set(_CJK.findall(message))
+    return "zh" in said or set(CJK.findall(candidate)) <= set(CJK.findall(message))
 
 
 # Relative time words: a candidate may only use those the message used.
@@ -365,16 +268,14 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
     covered when half its content units are in the extracted texts and they hold its one-valued slots."""
-    from memory.gates import single_valued_slots
-
     have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
     held = frozenset().union(*(single_valued_slots(t) for t in extracted))
     out = []
     for sentence in sentences(message):
         if junk_sentence(sentence) is not None or not speaks_of_someone(sentence):
             continue
-        mine = bool(_FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
-        subject = "我" if _CJK.search(sentence) else "I"
+        mine = bool(FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
+        subject = "我" if CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
             if len(units) < 2 or junk_sentence(clause) is not None:
@@ -382,7 +283,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives
             if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held:
-                said = clause if _FIRST_PERSON.search(clause) or not mine else (
+                said = clause if FIRST_PERSON.search(clause) or not mine else (
                     f"{subject}{'' if subject == '我' else ' '}{clause}")
                 out.append(said)
                 have |= units

@@ -9,26 +9,9 @@ counting that as use lifted the memory it kept repeating above the ones each que
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-_WORD = re.compile(r"[a-z]{3,}|\d+")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-_STOP = frozenset({
-    "the", "and", "for", "with", "that", "this", "you", "your", "user", "users", "has", "have", "had", "was",
-    "were", "are", "from", "not", "but", "about", "they", "their", "them", "his", "her", "she", "him", "its",
-})
-
-
-def content_units(text: str) -> set[str]:
-    lowered = text.lower()
-    units = {w for w in _WORD.findall(lowered) if w not in _STOP}
-    for run in _CJK_RUN.findall(text):
-        if len(run) == 1:
-            units.add(run)
-        units.update(run[i:i + 2] for i in range(len(run) - 1))
-    units.discard("用户")
-    return units
+from memory.language.words import content_units
 
 
 def used_memories(answer: str, memories: Sequence[str], *, threshold: float = 0.4) -> list[int]:

@@ -12,14 +12,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+from memory.language.junk import asks
+from memory.language.text import CJK, language, sentence_spans
+from memory.language.words import grounding_units
+
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
                    r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
                    r"You are Memory Palace|You are a friendly assistant|as a friendly assistant|"
                    r"The user's current time|\{\"text\": ", re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")
 
 
 def _cut_loop(text: str) -> str:
@@ -35,7 +36,7 @@ def clean_answer(text: str) -> str:
     out = _cut_loop(text)
     seen: set[str] = set()
     kept = []
-    for sentence in _SENTENCE.findall(out):
+    for sentence in sentence_spans(out):
         key = " ".join(sentence.lower().split())
         if (key and key in seen) or _ECHO.search(sentence):  # repeated, or our prompt's words inside a line
             continue
@@ -113,13 +114,6 @@ def _could_open(text: str) -> bool:
     return any(w.startswith(said) for w in _OPENING_WORDS)
 
 
-def language(text: str) -> str:
-    """"zh" when Chinese characters dominate the letters, "en" when Latin ones do, "" when neither."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    if not cjk and not latin:
-        return ""
-    return "zh" if cjk * 2 >= latin / 2 and cjk > 0 else "en"
-
 
 def degenerate(answer: str, message: str) -> str | None:
     """Why ``answer`` is degenerate for ``message`` (empty, a loop, prompt echo, another language), or None."""
@@ -157,7 +151,7 @@ def invented(sentence: str, sources: str) -> list[str]:
     known_digits, known = _digits(sources), sources.lower()
     out = [n for n in _NUMBER.findall(sentence)
            if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
-    cjk = bool(_CJK.search(sentence))
+    cjk = bool(CJK.search(sentence))
     words = _LATIN_WORD.finditer(sentence) if cjk else _NAME_EN.finditer(sentence)
     for m in words:
         word = m.group(0).rstrip("'’-")
@@ -196,8 +190,6 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
-    from memory.junk import grounding_units
-
     if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence):
         return False
     units = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE))
@@ -261,11 +253,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
     the user has not said. ``replaced``: memories a newer one replaced, with it (:func:`replacements`): the plain
     answer states the newer one."""
-    from memory.junk import asks
-
     kept: list[str] = []
     changes: list[str] = []
-    for sentence in _SENTENCE.findall(answer):
+    for sentence in sentence_spans(answer):
         if not sentence.strip():
             continue
         out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now)
@@ -273,11 +263,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             changes.append(why)
         if out is not None:
             kept.append(out)
-    text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or _CJK.match(k[:1]) else " " + k
+    text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or CJK.match(k[:1]) else " " + k
                    for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
-        from memory.junk import grounding_units
-
         said = language(message) or "en"
         asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
@@ -312,9 +300,6 @@ _ASKS_TIME = re.compile(r"\b(?:today|date|day|time|year|month|now|tonight|week)\
                         r"今天|日期|几号|星期|周几|几点|时间|今年|现在", re.IGNORECASE)
 
 
-_SENTENCE_DONE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*\s*")  # _SENTENCE, matched from the start
-
-
 class SentenceGuard:
     """A small model's answer passed on to ``sink`` sentence by sentence, each checked as the stored answer is
     (:func:`check_answer`, :func:`clean_answer`): the user never sees a sentence the stored answer does not have.
@@ -346,15 +331,16 @@ class SentenceGuard:
 
     def __call__(self, text: str) -> None:
         self._buffer += text
-        # a sentence is done when something follows it (the stored answer is cut the same way: _SENTENCE)
-        while (m := _SENTENCE_DONE.match(self._buffer)) is not None and m.end() < len(self._buffer):
-            self._buffer = self._buffer[m.end():]
-            self._emit(m.group(0))
+        # a sentence is done when another starts after it (the stored answer is cut the same way)
+        done = sentence_spans(self._buffer)[:-1]
+        for sentence in done:
+            self._buffer = self._buffer[len(sentence):]
+            self._emit(sentence)
 
     def boundary(self) -> None:
         """The model started another answer (a stuck one is generated again): what is pending is a sentence."""
         pending, self._buffer = self._buffer, ""
-        for sentence in _SENTENCE.findall(pending):
+        for sentence in sentence_spans(pending):
             self._emit(sentence)
 
     def flush(self) -> None:
@@ -373,7 +359,7 @@ class SentenceGuard:
             return  # copied from an earlier answer to another message
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now)
         if out is not None and out.strip():
-            if self._sent and not self._ended_space and not out[:1].isspace() and not _CJK.match(out[:1]):
+            if self._sent and not self._ended_space and not out[:1].isspace() and not CJK.match(out[:1]):
                 out = " " + out  # "Got it." then "You…": a cut sentence between them took the space
             self._sent = True
             self._ended_space = out[-1:].isspace()

@@ -9,7 +9,7 @@ the same person, whatever the thing is. The evidence is generic, never a list of
   Latin word in Chinese text, a Chinese word of content characters), or a word that no other memory near the new
   one holds, and are at least ``entity_cosine`` near; or they share a content word and are ``word_cosine`` near;
   or they are ``near_cosine`` near in vector space (``near_cosine_zh`` for Chinese, which e5 puts closer).
-Where the slot table of :mod:`memory.gates` knows the subject (where the user lives, works...), the same
+Where the slot table of :mod:`memory.language.slots` knows the subject (where the user lives, works...), the same
 one-valued slot is extra evidence; nothing depends on it. Thresholds are per embedder, calibrated on the labelled
 pairs of ``tests/data/link_pairs.py`` (a dev half tunes them, the test half is only reported). A link says "same
 subject", not "replaced": recall uses it to rank the newest memory of a subject first for a question about now and
@@ -24,7 +24,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.gates import _PERSON_CANON, _person, says_change, single_valued_slots, slots
+from memory.language.change import says_change
+from memory.language.slots import FIRST_PERSON, PERSON_CANON, person, single_valued_slots, slots
+from memory.language.words import grounding_units
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,12 @@ def holders(text: str) -> frozenset[str]:
     """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
     and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
     Chinese sentence opening with a name: "小雨毕业了")."""
-    who = _person(text)
+    who = person(text)
     out: set[str] = set()
     first = _LATIN.match(text.strip())
     named = first is not None and first.group(0)[:1].isupper() and first.group(0).lower() not in _OPENERS
     if who != "self":
-        out.add(_PERSON_CANON.get(who, who))
+        out.add(PERSON_CANON.get(who, who))
         # "我的领导是刘洋", "My sister is called Anna": the name is the same person
         named_as = re.search(re.escape(who) + r"s?(?:'s name)?\s*(?:is|was|是|叫|called|named)\s*"
                              r"([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})", text, re.IGNORECASE)
@@ -113,14 +115,11 @@ def holders(text: str) -> frozenset[str]:
         after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE)
         if after and after.group(1)[0].isupper():
             out.add(after.group(1).lower())
-    elif named and first is not None and not _FIRST_PERSON.search(text):  # "Tom joined…", not "Gluten-free didn't
+    elif named and first is not None and not FIRST_PERSON.search(text):  # "Tom joined…", not "Gluten-free didn't
         out.add(first.group(0).lower())                                   # work for me"
-    elif _FIRST_PERSON.search(text):
+    elif FIRST_PERSON.search(text):
         out.add("self")
     return frozenset(out)
-
-
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|we|our|us)\b|我", re.IGNORECASE)
 
 
 def same_holder(a: str, b: str, *, known: bool = False) -> bool:
@@ -142,8 +141,6 @@ def _words(text: str) -> set[str]:
 def content_words(text: str) -> frozenset[str]:
     """The words of ``text`` that carry content: stemmed Latin words of 3+ letters (not stopwords) and Chinese
     bigrams without a pronoun or particle ("思域", "京都", not "我的")."""
-    from memory.junk import grounding_units
-
     return frozenset(u for u in grounding_units(text)
                      if not u.isdigit() and not (_CJK_RUN.fullmatch(u) and set(u) & _FUNCTION_ZH))
 

@@ -18,13 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
-
-if TYPE_CHECKING:  # long_term loads the Qdrant clients: settings and the CLI import this module
-    from memory.long_term import TimeWindow as MsWindow
+from memory.language.slots import AGE
 
 
 @dataclass(frozen=True)
@@ -34,12 +32,6 @@ class TimeWindow:
     start: datetime
     end: datetime
     phrase: str = ""
-
-    def ms(self) -> MsWindow:
-        """The same window in ms since the epoch, for long-term memory searches."""
-        from memory.long_term import TimeWindow as MsWindow
-
-        return MsWindow(int(self.start.timestamp() * 1000), int(self.end.timestamp() * 1000))
 
 
 # --- numbers -------------------------------------------------------------------------------------------------
@@ -595,13 +587,12 @@ def event_time_ms(now: datetime, *phrases: str) -> int | None:
         if window is not None:
             if recurring and _YEARLESS_DAY.match(window.phrase):
                 return None  # "my birthday is on March 14th" happens every year, not on 2026-03-14
-            if window.phrase.lower() in ("今年", "this year") and _AGE.search(phrase):
+            if window.phrase.lower() in ("今年", "this year") and AGE.search(phrase):
                 return None  # "今年五岁" is an age, not something that happened on January 1st
             return int(window.start.timestamp() * 1000)
     return None
 
 
-_AGE = re.compile(r"\b\d+ years? old\b|[\d一二两三四五六七八九十]+岁|\bturns? \d+\b", re.IGNORECASE)
 # A date that comes back every year, when given without a year, is not an event.
 _RECURRING = re.compile(r"\b(birthdays?|anniversary|anniversaries|name ?days?)\b|生日|纪念日|周年", re.IGNORECASE)
 _YEARLESS_DAY = re.compile(r"^(?!.*(\d{4}|年|\b(last|next|this|ago)\b|[上下去今明昨前后]))", re.IGNORECASE)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory.gates import _PERSON_EN, _PERSON_ZH
+from memory.language.slots import PERSON_EN as _PERSON_EN
+from memory.language.slots import PERSON_ZH as _PERSON_ZH
 
 _CONJUNCTION = re.compile(r"^\W*(?:and|but|or|so|then|also|plus|yet|although|though|because)\b"
                           r"|^\W*(?:而且|并且|然后|但是|可是|不过|所以|因为|还有|以及|并|但|还|也|又|和)",
@@ -135,7 +136,7 @@ def standalone(text: str, message: str, earlier: Sequence[str] = (), known: Sequ
     a message that opens with the pronoun is resolved from ``earlier`` (the session's earlier user turns, oldest
     first), or from ``known`` (the user's memories nearest to the message) when exactly one person is named
     there; else the user's sentence is kept as written (a stated fact is never dropped)."""
-    from memory.junk import sentences
+    from memory.language.text import sentences
 
     if fragment_reason(text) is None:
         return text
@@ -168,7 +169,7 @@ def standalone(text: str, message: str, earlier: Sequence[str] = (), known: Sequ
 def source_sentence(text: str, said: Sequence[str]) -> int | None:
     """The index of the sentence of ``said`` (a message's sentences) that ``text`` was cut from: the one holding
     most of its content words; None for a message without sentences."""
-    from memory.junk import grounding_units
+    from memory.language.words import grounding_units
 
     units = grounding_units(text)
     return max(range(len(said)), key=lambda i: len(units & grounding_units(said[i])), default=None)

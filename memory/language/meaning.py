@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import re
 
+from memory.language.links import holders
+from memory.language.slots import THE_USER
+from memory.language.standalone import source_sentence
+from memory.language.text import sentences
+from memory.language.words import grounding_units
+
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
                        r"不(?!错|少|过|仅|但|久|断|停|管|同)|没|别|未|无(?!论)|非(?!常)", re.IGNORECASE)
@@ -28,8 +34,6 @@ _SPLIT_CONJ = re.compile(r"\s+(?:but|and|while|whereas|though|although)\s+|但�
 
 _MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODALITY), ("an earlier time", _EARLIER),
           ("a later time", _LATER))
-# How an extractor names the user: its words for "I" ("The user lives in…", "用户住在…").
-_THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -40,8 +44,6 @@ def _clauses(sentence: str) -> list[str]:
 def source_clause(candidate: str, message: str) -> str:
     """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
     (the whole message when none shares any)."""
-    from memory.junk import grounding_units, sentences
-
     units = grounding_units(candidate)
     clauses = [c for s in sentences(message) for c in _clauses(s)]
     best = max(clauses, key=lambda c: len(units & grounding_units(c)), default=message)
@@ -53,13 +55,11 @@ def _marks(text: str) -> set[str]:
 
 
 def _holder(text: str) -> frozenset[str]:
-    from memory.links import holders
-
     def me(m: re.Match[str]) -> str:
         word = m.group(0)
         return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
 
-    return holders(_THE_USER.sub(me, text))
+    return holders(THE_USER.sub(me, text))
 
 
 def changed_meaning(candidate: str, message: str) -> str | None:
@@ -67,9 +67,6 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
     sentence the candidate came from when the candidate adds it, and with its clause when it drops it:
     "I don't like coffee, but I love tea" gives "I love tea" without a negation lost."""
-    from memory.junk import sentences
-    from memory.standalone import source_sentence
-
     said = sentences(message) or [message]
     at = source_sentence(candidate, said)
     sentence = said[at] if at is not None else message

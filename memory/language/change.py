@@ -1,0 +1,39 @@
+"""A stated change: the user says that a value changed ("I moved to Shanghai", "I now work at ...", "我搬到了上海",
+"我现在在医院工作"), in English and Chinese (pure logic, no model). One definition, read by the gates (a stated
+change may retire the one-valued fact it replaces), the links (a change follows what it replaced) and recall (a
+question about now finds the memory that states the change of what it asks about)."""
+
+from __future__ import annotations
+
+import re
+
+# The words that say some value changed, whatever the value: "now", "no longer", "现在", "换了".
+_ANY = re.compile(r"\b(moved|moving|relocated|now|no longer|anymore|any more|changed|switched|new (job|home|"
+                  r"address|number|phone|email|school|favou?rite)|started (working|a new job)|these days)\b"
+                  r"|现在|搬到|搬去|搬家|换了|换成|改成|改为|跳槽|不再|新工作|新家|如今|目前", re.IGNORECASE)
+
+# The words that say one state changed, by what names the state in a question ("where do I live now" / "I moved
+# to Shanghai", "我住在哪" / "我搬到上海了"): a memory recording the change rarely repeats the question's word. A
+# pattern on the memory, not words added to a query: "Meeting moved to Friday" shares "moved" but states no move.
+_NOT_A_PLACE = (r"(?!(the\s+)?(next\s+|this\s+)?"
+                r"((mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|tonight|next|later)\b)")
+_OF_STATE: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(live[sd]?|living|home|address)\b", re.IGNORECASE),
+     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(to|into)\s+" + _NOT_A_PLACE, re.IGNORECASE)),
+    (re.compile(r"住"), re.compile(r"搬(家|到|去|进)")),
+    (re.compile(r"\b(job|work(s|ing)?|employer)\b", re.IGNORECASE),
+     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b",
+                re.IGNORECASE)),
+    (re.compile(r"工作|上班"), re.compile(r"入职|跳槽|新工作|辞职")),
+)
+
+
+def says_change(text: str) -> bool:
+    """Does ``text`` say that a value changed ("moved", "now", "现在", "搬到", "跳槽", "joined", "入职")?"""
+    return bool(_ANY.search(text)) or any(change.search(text) for _, change in _OF_STATE)
+
+
+def changes_of(question: str) -> tuple[re.Pattern[str], ...]:
+    """What states a change of the state ``question`` asks about (where the user lives, works), in a memory;
+    empty when it asks about no such state."""
+    return tuple(change for names, change in _OF_STATE if names.search(question))

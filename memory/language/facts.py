@@ -1,0 +1,100 @@
+"""One fact: a text cut into the statements it makes about the user, English and Chinese (pure logic, no model)."""
+
+from __future__ import annotations
+
+import re
+
+from memory.language.slots import single_valued_slots
+from memory.language.text import CJK, sentence_spans
+
+# Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".
+_NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?:i|i'm|my)\b)|[，；、]\s*(?=我)"
+                             r"|[，,]?\s*(?:而且|并且)\s*(?=我)", re.IGNORECASE)
+
+
+_LEADING_AND = re.compile(r"^(?:and|also|plus)\s+(i|i'm|my)\b", re.IGNORECASE)  # "And I love green tea."
+
+
+def split_facts(text: str) -> list[str]:
+    """``text`` cut into its facts: sentences, and within one the statements about the user it joins ("I live in
+    Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
+    the tea). Decimals ("72.5 kg"), abbreviations ("Dr. Li") and "I live in Hangzhou, China" stay whole."""
+    out = []
+    for sentence in sentence_spans(text):
+        start = 0
+        for m in _NEXT_STATEMENT.finditer(sentence):
+            left = sentence[start:m.start()]
+            if _whole(left):  # "My sister and I love..." stays one
+                out.append(left.strip())
+                start = m.end()
+        out += _by_slot(sentence[start:].strip())
+    return [_capitalized(_LEADING_AND.sub(r"\1", p)) for p in out if p]
+
+
+def one_fact(text: str) -> bool:
+    """Does ``text`` state one fact (:func:`split_facts` cuts it nowhere)? What such a message says as a whole (a
+    time, a change) belongs to that fact."""
+    return len(split_facts(text)) == 1
+
+
+# A clause joined to a fact, which :func:`split_facts` leaves with it as it cannot stand alone ("I live in Hangzhou,
+# China", "The user lives in Hangzhou and loves green tea", "我住在杭州，也喜欢这里"): it may say more than the fact.
+_JOINED = re.compile(r"[,;，；、]|\s(and|but)\s|而且|并且|还有|和我|也", re.IGNORECASE)
+
+
+def nothing_else(text: str) -> bool:
+    """Does ``text`` say one fact and nothing else (:func:`one_fact`, and no clause joined to it)? A stated change
+    may retire such a memory; one that says more stays (retiring it would retire the rest too)."""
+    return one_fact(text) and not _JOINED.search(text.strip().rstrip(".。!！"))
+
+
+def _capitalized(statement: str) -> str:
+    """A statement cut from its sentence starts one of its own: "my favourite book is ..." from "..., and my
+    favourite book is ...", "I love green tea." from "And I love green tea." (``_LEADING_AND`` takes the "And")."""
+    return statement[0].upper() + statement[1:] if re.match(r"(?:i|i'm|my)\b", statement) else statement
+
+
+def _whole(part: str) -> bool:
+    """Enough of a statement to stand alone (three words or three Chinese characters)."""
+    return len(part.split()) >= 3 or len(CJK.findall(part)) >= 3
+
+
+# Where a sentence goes on about something else without saying who: "... and work at Tencent", "...，现在在阿里工作".
+_NOT_ANOTHER_SUBJECT = r"(?!(?:she|he|they|it|we|you|his|her|their|its)\b)"
+_GOES_ON = re.compile(r",?\s+and\s+" + _NOT_ANOTHER_SUBJECT + r"(?=[a-z])"
+                      r"|[，,]\s*(?![我你他她它])" + _NOT_ANOTHER_SUBJECT, re.IGNORECASE)
+
+
+def _by_slot(statement: str) -> list[str]:
+    """``statement`` cut where it moves from one one-valued slot of the user to another, the subject repeated: "I
+    live in Shenzhen and work at Tencent" is "I live in Shenzhen" and "I work at Tencent" (as one memory, a later
+    "I moved" could retire neither)."""
+    held = single_valued_slots(statement)
+    if not held or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
+        return [statement]
+    cjk = bool(CJK.search(statement))
+    for m in _GOES_ON.finditer(statement):
+        left, right = statement[:m.start()].strip(), statement[m.end():].strip()
+        if cjk and not right.startswith("我"):
+            right = "我" + right
+        elif not cjk and not re.match(r"(?:i|i'm)\b", right, re.IGNORECASE):
+            right = "I " + right
+        if not (_whole(left) and _whole(right)):
+            continue
+        a, b = single_valued_slots(left), single_valued_slots(right)
+        # two slots; or a slot and something else the user does, said without a subject ("I work at Alibaba and
+        # love hiking", an extractor's "我是在阿里巴巴工作，喜欢爬山"): a later "I changed jobs" must not retire it
+        if (a and b and not a & b) or (bool(a) != bool(b) and _GOES_ON_DOING.match(statement[m.end():].strip())
+                                       and not _ABOUT_THE_OTHER.search(right)):
+            return [left, *_by_slot(right)]
+    return [statement]
+
+
+# A clause that only points back at the other ("and love it", "喜欢这里"): cut off, it says nothing.
+_ABOUT_THE_OTHER = re.compile(r"\b(it|that|this|them|there|here)(\s+(a lot|so much|very much|there|here))?\W*$|"
+                              r"(它|这里|那里|这儿|那儿|这个|那个)\W*$", re.IGNORECASE)
+# What a clause without a subject starts with when it says what the user does (not "…, a big company").
+_GOES_ON_DOING = re.compile(
+    r"(?:also\s+|often\s+|usually\s+)?(?:like|love|enjoy|hate|prefer|play|have|own|speak|drink|eat|study|"
+    r"practi[cs]e|collect|read|watch|cook|run|swim|ride|drive|keep|live|work|am)\b|"
+    r"(?:也|还|平时|经常|常常|每天|每周|周末)?(?:喜欢|爱|热爱|讨厌|养|有|会|擅长|学|住|在)", re.IGNORECASE)

@@ -1,0 +1,166 @@
+"""Who a statement is about and what it says of them: one table of persons and slots, English and Chinese (pure
+logic, no model).
+
+A memory's slots are ``person:slot`` keys ("self:residence", "sister:name", "self:favourite:book"): the gates let a
+verdict act on a memory only about the same slot of the same person (:mod:`memory.language.gates`), facts are cut
+where a statement moves from one one-valued slot to another (:mod:`memory.language.facts`), links and recall read
+the persons (:mod:`memory.language.links`, :mod:`memory.recall`).
+"""
+
+from __future__ import annotations
+
+import re
+
+PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
+             "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
+             "grandma", "grandpa", "uncle", "aunt", "cousin", "child", "kid", "baby", "fiancé", "fiancee", "niece",
+             "nephew", "neighbour", "neighbor", "roommate", "flatmate", "teammate", "classmate")
+PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太", "丈夫", "老公", "先生",
+             "儿子", "女儿", "妈妈", "母亲", "爸爸", "父亲", "男朋友", "女朋友", "对象", "老板",
+             "领导", "朋友", "同事", "奶奶", "爷爷", "外婆", "外公", "姥姥", "叔叔", "阿姨",
+             "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
+             "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
+# The user, speaking ("I", "my", "我"), and as an extractor names them ("The user lives in…", "用户住在…").
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
+THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
+# The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
+# is still about the user.
+_OWNER_EN = re.compile(r"^\W*(?:\w+:\s*)?(?:my|his|her|their|the user'?s|user'?s|our)\s+(?:\w+\s+)?("
+                       + "|".join(PERSON_EN) + r")s?\b", re.IGNORECASE)
+_OWNER_ZH = re.compile(r"^\W*(?:\w{1,4}[：:]\s*)?(?:我|用户|他|她)的?("
+                       + "|".join(sorted(PERSON_ZH, key=len, reverse=True)) + ")")
+
+# What someone is by trade: "I am a software engineer at Alibaba" holds the work slot as "I work at Alibaba" does.
+_OCCUPATIONS_EN = ("engineer", "developer", "programmer", "doctor", "nurse", "teacher", "lawyer", "accountant",
+                   "designer", "manager", "scientist", "analyst", "consultant", "researcher", "professor", "intern",
+                   "architect", "editor", "chef", "pilot", "technician", "salesperson", "director", "officer",
+                   "specialist", "clerk", "dentist", "pharmacist", "journalist", "librarian", "mechanic",
+                   "electrician", "plumber", "paramedic", "surgeon", "physician", "therapist", "cashier")
+_OCCUPATIONS_ZH = ("工程师", "程序员", "医生", "护士", "老师", "教师", "律师", "会计", "设计师", "经理", "分析师",
+                   "顾问", "研究员", "教授", "实习生", "架构师", "编辑", "厨师", "飞行员", "技术员", "销售", "总监",
+                   "主管", "职员", "员工", "记者", "司机", "店员", "医师", "药剂师")
+
+# An age as a statement gives it: "5 years old", "turns 40", "五岁", "12岁" (the age slot; and no date: "今年五岁").
+_AGE_EN = r"\b\d+ years? old\b|\bturns? \d+\b"
+_AGE_ZH = r"[\d一二两三四五六七八九十]+岁"
+AGE = re.compile(f"{_AGE_EN}|{_AGE_ZH}", re.IGNORECASE)
+
+# slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
+_SLOTS: dict[str, tuple[str, str]] = {
+    "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
+                  r"(?<![记抓顶站忍禁])住|搬到|搬家|定居|老家|家在"),
+    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|(\b(am|is|are|was|were|as)|"
+             r"['’](m|s|re))\s+(a|an)\s+([\w-]+\s+){0,2}?("
+             + "|".join(_OCCUPATIONS_EN) + r")s?\b",
+             r"工作|上班|就职|任职|职业|单位|(?<![想要望算])(是|当|做)[^，。,.；;]{0,12}?("
+             + "|".join(_OCCUPATIONS_ZH) + ")"),
+    "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
+    "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
+    "age": (_AGE_EN + r"|\bage[ds]?\b", _AGE_ZH + r"|年龄|年纪"),
+    "passport": (r"\bpassport\b", r"护照"),
+    "phone": (r"\b(phone|mobile|cell)\b", r"电话|手机号"),
+    "email": (r"\be-?mail\b", r"邮箱|电子邮件"),
+    "allergy": (r"\ballerg\w*", r"过敏"),
+    "pet": (r"\b(dog|cat|pet|puppy|kitten)s?\b", r"狗|猫|宠物"),
+    "car": (r"\b(car|drives?)\b", r"车"),
+    "school": (r"\b(school|university|college|studies|studying|major)\b", r"学校|大学|读书|专业|上学"),
+}
+_SLOT_RES = {name: (re.compile(en, re.IGNORECASE), re.compile(zh)) for name, (en, zh) in _SLOTS.items()}
+_FAVOURITE_EN = re.compile(r"\bfavou?rite\s+(\w+)", re.IGNORECASE)
+_FAVOURITE_ZH = re.compile(r"最喜欢的([\u3400-\u9fff]{1,4}?)(?:是|：|:|叫|为)")
+# A favourite's noun in one spelling, so "favourite book" and "最喜欢的书" name one slot.
+_FAVOURITE_NOUN = {"movie": "film", "电影": "film", "影片": "film", "书": "book", "小说": "book", "歌": "song",
+                   "歌曲": "song", "colour": "color", "颜色": "color", "食物": "food", "菜": "food", "运动": "sport",
+                   "歌手": "singer", "饮料": "drink", "水果": "fruit", "城市": "city", "动物": "animal",
+                   "游戏": "game", "writer": "author", "作家": "author", "作者": "author", "乐队": "band",
+                   "演员": "actor", "电视剧": "show", "节目": "show", "剧": "show", "季节": "season", "花": "flower",
+                   "茶": "tea", "咖啡": "coffee", "国家": "country", "球队": "team", "画家": "painter"}
+
+
+# "I have a daughter called Lily", "我有一个女儿叫小雨": the name (and the age after it) is the daughter's.
+_INTRODUCES_EN = re.compile(r"^\W*(?:i|the user)\s+(?:have|has|had|got)\s+(?:a|an|one|two|three|\d+)\s+"
+                            r"(?:[\w-]+\s+){0,2}?(" + "|".join(PERSON_EN) + r")s?\b", re.IGNORECASE)
+_INTRODUCES_ZH = re.compile(r"^\W*(?:我|用户)有(?:一个|一位|个|位|两个|三个|\d+个)?(?:[\u3400-\u9fff]{0,3}?的)?("
+                            + "|".join(sorted(PERSON_ZH, key=len, reverse=True)) + ")")
+
+
+def person(text: str) -> str:
+    m = _OWNER_EN.search(text) or _INTRODUCES_EN.search(text)
+    if m:
+        return m.group(1).lower()
+    z = _OWNER_ZH.search(text) or _INTRODUCES_ZH.search(text)
+    return z.group(1) if z else "self"
+
+
+def slots(text: str) -> frozenset[str]:
+    """What ``text`` is about, as ``person:slot`` keys ("self:residence", "sister:name", "self:favourite:book")."""
+    who = person(text)
+    found = {f"{who}:{name}" for name, (en, zh) in _SLOT_RES.items() if en.search(text) or zh.search(text)}
+    nouns = [m.lower().rstrip("s") for m in _FAVOURITE_EN.findall(text)] + _FAVOURITE_ZH.findall(text)
+    found |= {f"{who}:favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
+    if any(k.startswith(f"{who}:favourite:") for k in found):  # "favourite book" is its own slot, not "name"
+        found.discard(f"{who}:name")
+    if who != "self" and not found:
+        found.add(f"{who}:")  # something about the sister: the same person at least
+    return frozenset(found)
+
+
+# One name per person across the two languages, for matching a question in one language with a memory in the other.
+PERSON_CANON = {"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妻子": "wife",
+                 "老婆": "wife", "太太": "wife", "丈夫": "husband", "老公": "husband", "先生": "husband",
+                 "儿子": "son", "女儿": "daughter", "妈妈": "mother", "母亲": "mother", "mom": "mother",
+                 "mum": "mother", "爸爸": "father", "父亲": "father", "dad": "father", "男朋友": "boyfriend",
+                 "女朋友": "girlfriend", "对象": "partner", "老板": "boss", "领导": "boss", "朋友": "friend",
+                 "同事": "colleague", "奶奶": "grandmother", "外婆": "grandmother", "姥姥": "grandmother",
+                 "grandma": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "grandpa": "grandfather",
+                 "叔叔": "uncle", "舅舅": "uncle", "阿姨": "aunt", "表哥": "cousin", "表姐": "cousin",
+                 "孩子": "child", "kid": "child", "宝宝": "baby", "未婚妻": "fiancee", "fiancé": "fiancee",
+                 "未婚夫": "fiance", "表弟": "cousin", "表妹": "cousin", "侄子": "nephew",
+                 "侄女": "niece", "外甥": "nephew", "外甥女": "niece", "邻居": "neighbour", "neighbor": "neighbour",
+                 "室友": "roommate", "flatmate": "roommate", "同学": "classmate", "队友": "teammate",
+                 "妈": "mother", "爸": "father", "哥": "brother", "姐": "sister", "弟": "brother", "妹": "sister"}
+# A question names its person anywhere ("What is my wife's name?") and asks for a slot in fewer words than a
+# statement gives it ("name", "how old").
+_ASKEDPERSON_EN = re.compile(r"\bmy\s+(?:\w+\s+)?(" + "|".join(PERSON_EN) + r")s?\b", re.IGNORECASE)
+_ASKEDPERSON_ZH = re.compile(r"我的?(" + "|".join(sorted(PERSON_ZH, key=len, reverse=True)) + ")")
+_ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
+                "age": re.compile(r"\bhow old\b|多大|几岁", re.IGNORECASE)}
+
+
+def asked_slots(question: str) -> frozenset[str]:
+    """The ``person:slot`` keys a question asks about, persons in one language ("wife:name" for "What is my wife's
+    name?" and for "我妻子叫什么名字？")."""
+    m = _ASKEDPERSON_EN.search(question) or _ASKEDPERSON_ZH.search(question)
+    who = m.group(1).lower() if m else "self"
+    names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
+    names |= {name for name, pattern in _ASKED_SLOTS.items() if pattern.search(question)}
+    nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
+    names |= {f"favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
+    return frozenset(f"{PERSON_CANON.get(who, who)}:{name}" for name in names)
+
+
+def held_slots(text: str) -> frozenset[str]:
+    """:func:`slots` of a memory with its person in one language."""
+    out = set()
+    for key in slots(text):
+        who, _, name = key.partition(":")
+        out.add(f"{PERSON_CANON.get(who, who)}:{name}")
+    return frozenset(out)
+
+
+# Slots that hold one value at a time: a new value replaces the old one. (Pets, allergies, cars: people have several.)
+_SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "phone", "email", "school", "favourite:")
+
+
+def single_valued_slots(text: str) -> frozenset[str]:
+    """The slots of ``text`` that hold one value at a time (residence, work, a favourite X, ...)."""
+    return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
+
+
+def holds(text: str, asked: frozenset[str]) -> bool:
+    """Does ``text`` hold one of the ``asked`` slots (:func:`asked_slots`)? The slot table reads a sentence that
+    names nobody as the user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory
+    about the user says so ("I", "我", "the user")."""
+    found = held_slots(text) & asked
+    return bool(found) and (any(not k.startswith("self:") for k in found)
+                            or bool(FIRST_PERSON.search(text) or THE_USER.search(text)))
