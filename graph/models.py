@@ -63,6 +63,14 @@ class OpenAIModels:
             return self._client(self.local())
         return self._client(_Endpoint(model, s.chat_base_url, s.chat_api_key))
 
+    def local_starting(self) -> bool:
+        """Will the first turn start the local model server (nothing configured, none running)? Seconds to a
+        minute on 2 cores: a door says so, and may start it beside the stores (:meth:`local`)."""
+        s = self.settings
+        if s.chat_model:  # the verifier defaults to the chat model: nothing local
+            return False
+        return LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model).running_url() is None
+
     def local(self) -> _Endpoint:
         """The zero-config model: the local llama-server (started, or reused across processes)."""
         s = self.settings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -25,19 +26,41 @@ def cmd_chat(args: argparse.Namespace) -> int:
     # before the model stack loads: bad input (and a message the model cannot hold) is a quick one-line error
     validate_turn(settings, args.user, args.session, args.message if args.resume is None else None, at=args.at)
 
-    with Spinner("recalling") as spinner, agent.resources(settings) as res:
-        deps = agent.deps(settings, res, agent.make_models(settings))
-        answer = AnswerStream(spinner, stream=not args.json and args.resume is None)
-        result = run_interruptible(
-            lambda: run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
-                             resume=args.resume, on_token=answer.on_token, on_answer=answer.on_answer),
-            critical=lambda: answer.answered or args.resume is not None)  # once answered, the turn writes
-        spinner.stop()
+    models = agent.make_models(settings)
+    starting = getattr(models, "local_starting", lambda: False)()
+    with Spinner(STARTING if starting else "recalling") as spinner:
+        if starting:  # the local model starts beside the stores, and the user knows what the wait is
+            if not spinner.enabled:
+                print(f"palace: {STARTING}", file=sys.stderr, flush=True)
+            warm = threading.Thread(target=_start_local, args=(models, spinner), daemon=True)
+            warm.start()
+        with agent.resources(settings) as res:
+            deps = agent.deps(settings, res, models)
+            answer = AnswerStream(spinner, stream=not args.json and args.resume is None)
+            result = run_interruptible(
+                lambda: run_turn(deps, args.user, args.session, args.message, at=args.at, important=args.important,
+                                 resume=args.resume, on_token=answer.on_token, on_answer=answer.on_answer),
+                critical=lambda: answer.answered or args.resume is not None)  # once answered, the turn writes
+            spinner.stop()
     args.answer_printed = answer.started
     present.print_turn(door.turn_json(result), args, ZoneInfo(settings.timezone))
     if args.resume is None and not args.json:
         _task_hint(args, deps)
     return 0
+
+
+STARTING = "starting the local model (the first turn after a restart takes up to a minute)"
+
+
+def _start_local(models: Any, spinner: Any) -> None:
+    """Start the local model server (the turn's first model call waits for the same start: a file lock); a
+    failure is left to that call, which reports it as the turn's error."""
+    try:
+        models.local()
+    except Exception:
+        return
+    if spinner.label == STARTING:
+        spinner.say("recalling")
 
 
 def _task_hint(args: argparse.Namespace, deps: Any) -> None:

@@ -271,3 +271,33 @@ def test_chat_dash_through_a_pipe(cli_env: dict[str, str]) -> None:
                            capture_output=True, text=True, timeout=120,
                            env={**os.environ, "PYTHONPATH": os.getcwd(), **cli_env})
     assert (empty.returncode, empty.stdout) == (2, "") and empty.stderr == "palace: error: message is empty\n"
+
+
+def test_a_turn_that_starts_the_local_model_says_so_and_starts_it_beside_the_stores(
+        cli: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first turn after a restart waits up to a minute for the local model: stderr says what the wait is
+    (a spinner label on a terminal), and the model starts while the stores open, not after them."""
+    import threading
+
+    import doors.cli.agent
+    from doors.cli.chat import STARTING
+    from graph.testing import ScriptedBrain, ScriptedModels
+
+    started = threading.Event()
+
+    class Starting(ScriptedModels):
+        def local_starting(self) -> bool:
+            return True
+
+        def local(self) -> None:
+            started.set()
+
+    monkeypatch.setattr(doors.cli.agent, "make_models", lambda settings: Starting(ScriptedBrain()))
+    assert cli("chat", "I keep bees.") == 0
+    captured = capsys.readouterr()
+    assert started.wait(5)
+    assert captured.err.splitlines()[0] == f"palace: {STARTING}"
+    # a running model (or a configured one): nothing said
+    monkeypatch.setattr(Starting, "local_starting", lambda self: False)
+    assert cli("chat", "I keep wasps too.") == 0
+    assert "starting the local model" not in capsys.readouterr().err
