@@ -46,6 +46,17 @@ def when_iso(text: str | None, tz: tzinfo) -> str:
     return "" if not text else datetime.fromisoformat(text).astimezone(tz).strftime("%Y-%m-%d %H:%M")
 
 
+def happened(r: JSON, tz: tzinfo) -> str:
+    """When a recalled memory happened, and when it was told if that was another day: "I sold the Civic last week
+    and bought a Tesla", told today, happened a week ago, yet follows "I drive a Civic" told this morning (what
+    follows what is the order of telling)."""
+    told = when(r["timestamp"], tz)
+    if not r.get("event_time"):
+        return told
+    at = when(r["event_time"], tz)
+    return at if at[:10] == told[:10] else f"{at[:10]}, told {told}"
+
+
 def memory_row(m: JSON, tz: tzinfo) -> str:
     flags = ("*" if m["decay_weight"] > 1 else " ") + {"active": " ", "disputed": "?"}.get(m["status"], "-")
     return f"{m['id'][:8]}  {when(m['timestamp'], tz)}  {flags}  {m['text']}"
@@ -63,7 +74,7 @@ def search_lines(found: Sequence[JSON], tz: tzinfo) -> list[str]:
     lines = []
     for i, r in enumerate(found, 1):
         held = f"  [{r['chain']}]" if r.get("chain") else ""
-        lines.append(f"{i}. {r['score']:.3f}  [{when(r['event_time'] or r['timestamp'], tz)}] {r['text']}  "
+        lines.append(f"{i}. {r['score']:.3f}  [{happened(r, tz)}] {r['text']}  "
                      f"({r['id']}){held}")
     return lines or ["no memories found"]
 
@@ -236,11 +247,14 @@ def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> N
                f"inside):" if window else "recalled memories:"
         print(f"\n{head}")
         for n, r in enumerate(state.get("recalled") or [], 1):
-            at = when(r["event_time"] or r["timestamp"], tz)
+            at = happened(r, tz)
             lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
+            product = r["relevance"] * r["decay"] * r["weight"] * r["boost"]
+            # a follower ranks right above the memory it follows: its score is lifted to just above that one's
+            lifted = ", lifted above what it follows" if r["score"] > product * 1.0005 + 1e-9 else ""
             print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "
                   f"bm25 {lexical}) x decay {r['decay']:.3f} x weight {r['weight']:.1f} x boost {r['boost']:.2f}"
-                  f"  [{at}] {r['text']}")
+                  f"{lifted}  [{at}] {r['text']}")
         if not state.get("recalled"):
             print("  (none)")
         if state.get("answer_changes"):  # what the answer check did to a small model's answer

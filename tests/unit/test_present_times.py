@@ -1,0 +1,43 @@
+"""What the CLI shows of a recalled memory's time: when it happened, and when it was told if another day."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from doors.present import happened, search_lines
+
+
+def _ms(text: str) -> int:
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+def _hit(text: str, told: str, at: str | None, chain: str = "") -> dict[str, Any]:
+    return {"id": text[:4], "text": text, "score": 0.9, "timestamp": _ms(told),
+            "event_time": _ms(at) if at else None, "chain": chain}
+
+
+def test_a_memory_told_today_about_last_week_shows_both() -> None:
+    tesla = _hit("I sold the Civic last week and bought a Tesla", "2026-12-05T13:12", "2026-11-28T00:00", "now")
+    civic = _hit("I drive a blue Honda Civic", "2026-12-05T09:00", None, "earlier")
+    assert happened(tesla, UTC) == "2026-11-28, told 2026-12-05 13:12"
+    assert happened(civic, UTC) == "2026-12-05 09:00"
+    assert happened(_hit("Lunch at noon", "2026-12-05T13:12", "2026-12-05T12:00"), UTC) == "2026-12-05 12:00"
+    lines = search_lines([tesla, civic], UTC)
+    assert lines[0].startswith("1. 0.900  [2026-11-28, told 2026-12-05 13:12] I sold the Civic") and "[now]" in lines[0]
+
+
+def test_explain_says_when_a_score_was_lifted_above_what_it_follows(capsys: Any) -> None:
+    import argparse
+
+    from doors.present import print_turn
+
+    def recalled(text: str, score: float, relevance: float, chain: str) -> dict[str, Any]:
+        return {**_hit(text, "2026-12-05T13:12", None, chain), "score": score, "relevance": relevance,
+                "cosine": 0.85, "lexical": None, "decay": 1.0, "weight": 1.0, "boost": 1.0}
+
+    state = {"answer": "You drive a Tesla.", "recalled": [recalled("Tesla", 0.91, 0.5, "now"),
+                                                          recalled("Civic", 0.9, 0.9, "earlier")]}
+    print_turn(state, argparse.Namespace(json=False, resume=None, explain=True, answer_printed=True), UTC)
+    out = [line for line in capsys.readouterr().out.splitlines() if "score" in line]
+    assert "lifted above what it follows" in out[0] and "lifted" not in out[1]
