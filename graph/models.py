@@ -69,7 +69,9 @@ class OpenAIModels:
         s = self.settings
         if s.chat_model:  # the verifier defaults to the chat model: nothing local
             return False
-        return LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model).running_url() is None
+        server = LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
+        # no model to start: the turn's first model call says why, in one line, with nothing announced before it
+        return server.can_start() and server.running_url() is None
 
     def local(self) -> _Endpoint:
         """The zero-config model: the local llama-server (started, or reused across processes)."""

@@ -228,6 +228,14 @@ class LocalModelServer:
         base = f"http://127.0.0.1:{ep['port']}"
         return base + "/v1" if self._healthy(base) else None
 
+    def can_start(self) -> bool:
+        """Is there a model to serve and a server to serve it (else the first call fails with the reason)?"""
+        if importlib.util.find_spec("xllamacpp") is None:
+            return False
+        if self.model_path:
+            return self.model_path.is_file()
+        return _stamped(self.bundled, model_cache_dir() / self.bundled.file_name) or not missing_parts(self.bundled)
+
     def ensure(self, timeout_s: float = 60.0) -> str:
         """Reuse this model's running server or start one; returns its base URL."""
         self.dir.mkdir(parents=True, exist_ok=True)
