@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.slots import FIRST_PERSON, PERSON_CANON, person, single_valued_slots, slots
-from memory.language.words import grounding_units
+from memory.language.words import grounding_units, names_something
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,11 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     # a person the two are about ("Tom") or a name most memories near it hold (a speaker's) says who, not what
     # and a capitalised word that opens a sentence in both ("Thanks, Mel!", "That's great") may be no name at all
     names = (entities(new) & entities(old)) - (openers(new) & openers(old)) - holders(new) - holders(old) - common
-    shared = sorted(names | (words - common))
+    # a Chinese word both hold says what they are about when it names something (南京, 自行车), not when it is a
+    # verb or an adverb (喜欢 in "我喜欢秋天" and "我最喜欢的颜色是墨绿色"): the lexicon's part of speech decides
+    # and a Chinese word that holds the person's kinship word (妈妈, 妈喜 in "我妈妈喜欢…") says who, not what
+    about = words - common - _person_units(new) - _person_units(old)
+    shared = sorted(names | {w for w in about if names_something(w)})
     if shared and cosine >= config.entity_cosine:
         return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}", named=True)
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
@@ -189,6 +193,16 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     if cosine >= near:
         return Link(True, f"near in meaning (cosine {cosine:.3f})")
     return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {near})")
+
+
+def _person_units(text: str) -> set[str]:
+    """The Chinese bigrams of ``text`` that overlap the kinship word of the person it is about ("妈妈" and "妈喜"
+    in "我妈妈喜欢养兰花")."""
+    who = person(text)
+    at = text.find(who) if who != "self" and _CJK_RUN.fullmatch(who) else -1
+    if at < 0:
+        return set()
+    return {text[i:i + 2] for i in range(max(0, at - 1), at + len(who))}
 
 
 def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:

@@ -7,6 +7,7 @@ stands alone). Attribution, grounding, the gates and the links compare texts by 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 _WORD = re.compile(r"[a-z]{3,}|\d+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -32,3 +33,32 @@ _UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
 
 def grounding_units(text: str) -> set[str]:
     return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
+
+
+# Parts of speech of a lexicon (jieba's tags) that name things: nouns of every kind (n, nr, ns, nt, nz, ng...),
+# time words (秋天), place and direction words, idioms and abbreviations; verbs (v, vn: 喜欢, 生活), adverbs (经常),
+# adjectives (漂亮), pronouns, numerals and particles describe or connect and name nothing.
+_NAMING_TAGS = ("n", "t", "s", "f", "i", "j", "l", "eng", "x")
+
+
+@cache
+def _tags() -> dict[str, str]:
+    import logging
+
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)  # it logs the dictionary load
+    tags: dict[str, str] = jieba.posseg.dt.word_tag_tab
+    return tags
+
+
+def names_something(word: str) -> bool:
+    """Does the Chinese word ``word`` name something (a noun, a place, a time: 南京, 自行车, 秋天), by jieba's
+    lexicon of 349K words with their parts of speech? A word the lexicon lacks ("思域" is in it, "小雨" is not)
+    counts as a name: names are what a lexicon misses. Latin words are always taken as names (the caller's rules
+    decide those)."""
+    if not _CJK_RUN.fullmatch(word):
+        return True
+    tag = _tags().get(word)
+    return tag is None or tag.startswith(_NAMING_TAGS)

@@ -92,6 +92,16 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我女儿小雨在北京读大学。", "我儿子小明在上海读高中。", "other"),
     ("我开一辆本田思域。", "我老婆开一辆丰田卡罗拉。", "other"),
     ("我的猫叫咪咪。", "我妹妹的狗叫旺财。", "other"),
+    # the same verb or adverb of the user, about different things: a word that names nothing says nothing
+    ("我喜欢秋天。", "我最喜欢的颜色是墨绿色。", "other"),
+    ("我经常去游泳馆。", "我经常吃越南粉。", "other"),
+    ("我打算明年学日语。", "我打算周末去爬黄山。", "other"),
+    ("我妈妈喜欢养兰花。", "我妈妈喜欢看京剧。", "other"),
+    ("我讨厌香菜。", "我讨厌下雨天开车。", "other"),
+    ("我一直在学吉他。", "我一直在用安卓手机。", "other"),
+    # ... and where the same verb's object changes, the thing named carries it
+    ("我常去的健身房是威尔士。", "我现在常去的健身房是乐刻。", "follows"),
+    ("我喜欢喝铁观音。", "我现在更喜欢喝普洱茶。", "follows"),
 ]
 
 
