@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory.language.links import holders
 from memory.language.slots import PERSON_EN as _PERSON_EN
 from memory.language.slots import PERSON_ZH as _PERSON_ZH
 
@@ -22,6 +23,10 @@ _CONJUNCTION = re.compile(r"^\W*(?:and|but|or|so|then|also|plus|yet|although|tho
                           re.IGNORECASE)
 _PRONOUN_EN = re.compile(r"^\W*(he|she|they|him|her|them|his|their|it|its)\b", re.IGNORECASE)
 _PRONOUN_ZH = re.compile(r"^\W*(他们|她们|它们|他|她|它)(的)?")
+# A phrase that opens with a preposition ("On the payments team", "在字节跳动上班") stands alone only when it says
+# whom it is about ("In May I moved to Berlin"): else it is the tail of a sentence.
+_PREPOSITION = re.compile(r"^\W*(?:(?i:on|in|at|with|for|from|to|by|since|during|after|before|as|about|of|into)\b"
+                          r"|在|从|自从|对于|关于|于)")
 # Who a sentence is about, when it names a person: "My brother Tom", "Tom", "my sister", "我女儿", "我妹妹".
 _KIN_EN = "|".join(_PERSON_EN)
 _PERSON_PHRASE_EN = re.compile(r"^\W*((?i:my|our)\s+(?:\w+\s+)?(?i:" + _KIN_EN + r")s?(?:\s+[A-Z][a-z]+)?"
@@ -53,6 +58,8 @@ def fragment_reason(text: str) -> str | None:
         return "it opens with a conjunction"
     if _PRONOUN_EN.match(text) or _PRONOUN_ZH.match(text):
         return "it opens with a pronoun"
+    if _PREPOSITION.match(text) and not holders(text):
+        return "it opens with a preposition and names no one"
     return None
 
 

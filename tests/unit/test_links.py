@@ -440,3 +440,17 @@ def test_a_shared_chinese_word_links_only_when_it_names_something() -> None:
     assert not link("我最喜欢的颜色是墨绿色。", "我喜欢秋天。", 0.92, config).follows
     assert not link("我妈妈喜欢看京剧。", "我妈妈喜欢养兰花。", 0.93, config).follows
     assert link("我把思域卖了，买了一辆特斯拉。", "我开一辆本田思域。", 0.85, config).named
+
+
+def test_a_phrase_that_opens_with_a_preposition_and_names_no_one_keeps_its_sentence() -> None:
+    """The 0.5B cut "On the payments team" from "I've been at Stripe …, on the payments team." and it ranked first
+    for "Where do I work?". Structure, not subjects: a preposition first and no person in it."""
+    from memory.language.standalone import fragment_reason, standalone
+
+    said = "I've been at Stripe for about two years, on the payments team."
+    assert standalone("On the payments team", said) == said
+    assert standalone("在字节跳动上班", "我去年换了工作，在字节跳动上班。") == "我去年换了工作，在字节跳动上班。"
+    assert fragment_reason("In May I moved to Berlin.") is None
+    assert fragment_reason("Since 2019 my sister has lived in Oslo.") is None
+    assert standalone("At Quillon, Arvo leads design.", "At Quillon, Arvo leads design.") == \
+        "At Quillon, Arvo leads design."  # kept as written when nothing better exists
