@@ -158,8 +158,9 @@ def test_hybrid_search_gives_what_one_search_missed_its_own_score(ltm: LongTermM
     hits = ltm.hybrid_search("u", vector, text, limit=3)
     assert {h.memory.id for h in hits} == set(by_cosine[:3]) | set(by_bm25[:3])
     assert set(by_cosine[:3]) != set(by_bm25[:3])  # each search missed something the other found
-    for h in hits:
-        assert (h.cosine, h.lexical) == (everything[h.memory.id].cosine, everything[h.memory.id].lexical)
+    for h in hits:  # the same score up to float32 rounding: a search over a few ids may take another BLAS kernel
+        assert h.cosine == pytest.approx(everything[h.memory.id].cosine, rel=1e-6)
+        assert h.lexical == everything[h.memory.id].lexical
     missed = ltm.hybrid_search("u", vector, text, limit=3, exact_cosine=False)
     assert {h.memory.id for h in missed} == {h.memory.id for h in hits}
     for h in missed:
