@@ -90,6 +90,8 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
             recalled = data.get("recall")
             if guard is not None and isinstance(recalled, dict):
                 guard.context(recalled=[m["text"] for m in recalled.get("recalled") or []],
+                              chains=[str(m.get("chain", "")) for m in recalled.get("recalled") or []],
+                              windowed=bool(recalled.get("time_window")),
                               window=recalled.get("window") or [],
                               extra=[*(str(v) for v in (recalled.get("time_window") or {}).values()),
                                      *(str(t.get("title", "")) for t in recalled.get("tasks") or [])])

@@ -148,7 +148,8 @@ def _checked(answer: str, state: State, turn: Any, *, compact: bool) -> tuple[st
     prompt line. A capable model keeps its world knowledge and its own wording: only a hollow opener goes."""
     message = turn["message"]
     recalled = [m["text"] for m in state.get("recalled", [])]
-    replaced = replacements([(m["text"], m.get("chain", "")) for m in state.get("recalled", [])])
+    replaced = replacements([(m["text"], m.get("chain", "")) for m in state.get("recalled", [])], message,
+                            windowed=bool(state.get("time_window")))
     window = [str(e.get("content", "")) for e in state.get("window", [])]
     hint = " ".join(str(v) for v in (state.get("time_window") or {}).values())
     text = clean_answer(answer) if compact and answer else answer

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.language.junk import asks
+from memory.language.temporal import time_intent
 from memory.language.text import CJK, language, sentence_spans
 from memory.language.words import grounding_units
 
@@ -213,6 +214,27 @@ def stuck(answer: str, message: str, earlier: Sequence[tuple[str, str]]) -> bool
                for asked, said in earlier if said.strip())
 
 
+def stale(sentence: str, replaced: Mapping[str, str]) -> str | None:
+    """The memory a newer one replaced (``replaced``: :func:`replacements`) that ``sentence`` restates, or None.
+    A sentence restates it when it has no word only the newer memory has ("Microsoft", "joined" of "I quit
+    Tencent and joined Microsoft") and it carries a word only the older one has ("work" of "I work at Tencent")
+    or holds nothing but the older one's words ("你用丁丁" of "我用丁丁" beside "我不再用丁丁了，换成了丑丑"):
+    "You work at Tencent." answers a question about now with what changed. The words come from the two memories
+    themselves, whatever their subject or language; "You quit Tencent and joined Microsoft." names both and
+    stands. Persons' words (I, you, 我, 你) are no content here: the answer says "you" where the memory said "I"."""
+    units = _impersonal_units(sentence)
+    for older, newer in replaced.items():
+        old, new = _impersonal_units(older), _impersonal_units(newer)
+        if units & old and not units & (new - old) and (units & (old - new) or units <= old):
+            return older
+    return None
+
+
+def _impersonal_units(text: str) -> set[str]:
+    return grounding_units(re.sub(r"我们?|你们?|\b(?:I|my|me|mine|you|your|yours)\b", " ", text,
+                                  flags=re.IGNORECASE))
+
+
 NOT_TOLD = {"en": "You haven't told me that, so I don't know.", "zh": "你还没有告诉过我这件事，所以我不知道。"}
 NOTED = {"en": "Got it.", "zh": "好的，知道了。"}
 REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定；我记得的是："}
@@ -226,12 +248,15 @@ class Checked:
     changes: tuple[str, ...] = ()
 
 
-def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = ""
-                   ) -> tuple[str | None, str]:
+def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
+                   replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
     Punctuation alone is no sentence."""
     if not any(c.isalnum() for c in sentence):
         return None, ""
+    older = stale(sentence, replaced) if replaced and sources is not None else None
+    if older is not None:
+        return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
     allowed = (sources or "") + (" " + now if now and _ASKS_TIME.search(message) else "")
     made_up = [] if sources is None else (
         invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))
@@ -245,22 +270,26 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
 
 
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
-                 replaced: Mapping[str, str] | None = None) -> Checked:
+                 replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = ()) -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
     checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
     user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
     time or today. ``facts``: the recalled memories, best first, then the message. When nothing is left, a plain
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
-    the user has not said. ``replaced``: memories a newer one replaced, with it (:func:`replacements`): the plain
-    answer states the newer one."""
+    the user has not said. ``replaced``: memories a newer one replaced, with it (:func:`replacements`): a
+    sentence restating one is cut and the plain answer states the newer one. ``cut_stale``: the replaced
+    memories whose restatement was already cut (a stream's sentences, :class:`SentenceGuard`)."""
     kept: list[str] = []
     changes: list[str] = []
+    stale_cut = list(cut_stale)
     for sentence in sentence_spans(answer):
         if not sentence.strip():
             continue
-        out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now)
+        out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now, replaced=replaced)
         if why:
             changes.append(why)
+        if out is None and replaced and (older := stale(sentence, replaced)) is not None:
+            stale_cut.append(older)
         if out is not None:
             kept.append(out)
     text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or CJK.match(k[:1]) else " " + k
@@ -269,6 +298,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         said = language(message) or "en"
         asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
+        about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
         about = (replaced or {}).get(about, about) if about is not None else None
         if not asks(message):
             text = NOTED[said]
@@ -280,12 +310,16 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     return Checked(text=text, changes=tuple(changes))
 
 
-def replacements(recalled: Sequence[tuple[str, str]]) -> dict[str, str]:
+def replacements(recalled: Sequence[tuple[str, str]], message: str, *, windowed: bool) -> dict[str, str]:
     """For the recalled memories (text, chain mark; best first), each one marked earlier (a newer memory about
     its subject follows it, :func:`memory.recall.mark_chains`) with the newest one above it, which recall put
     right above what it follows. The plain answer (:func:`check_answer`) finds a memory by the words it shares
     with the question, and "I live in Suzhou" shares "live" with "Where do I live now?" where "我搬到杭州了"
-    shares nothing: the answer is the move."""
+    shares nothing: the answer is the move; and a sentence that restates a replaced memory (:func:`stale`) is
+    cut. None for a ``message`` about the past or one naming a time (``windowed``: "去年我住在哪里？"): there the
+    older memory is the answer."""
+    if windowed or time_intent(message) == "past":
+        return {}
     out: dict[str, str] = {}
     newest = None
     for text, chain in recalled:
@@ -312,15 +346,21 @@ class SentenceGuard:
         self._sources = message
         self._facts: list[str] = [message]
         self._earlier: list[tuple[str, str]] = []
+        self._replaced: dict[str, str] = {}
+        self._stale_cut: list[str] = []
         self._seen: set[str] = set()
         self._sent = False
         self._ended_space = True
 
-    def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = ()
-                ) -> None:
+    def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
+                chains: Sequence[str] = (), windowed: bool = False) -> None:
+        """``chains``: each recalled memory's chain mark ("now", "earlier" or ""), as recall gave them;
+        ``windowed``: the message names a time (:func:`replacements`)."""
+        chains = list(chains) or [""] * len(recalled)
         said = [str(e.get("content", "")) for e in window]
         self._sources = "\n".join([self.message, *said, *recalled, *extra])
         self._facts = [*recalled, self.message]
+        self._replaced = replacements(list(zip(recalled, chains, strict=True)), self.message, windowed=windowed)
         asked = ""
         self._earlier = []
         for e in window:
@@ -347,7 +387,8 @@ class SentenceGuard:
         self.boundary()
         if not self._sent:  # every sentence was cut: the plain answer the stored one falls back to
             self._sent = True
-            self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now).text)
+            self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
+                                   replaced=self._replaced, cut_stale=self._stale_cut).text)
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())
@@ -357,7 +398,10 @@ class SentenceGuard:
         if any(similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
                for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
             return  # copied from an earlier answer to another message
-        out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now)
+        out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
+                                replaced=self._replaced)
+        if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:
+            self._stale_cut.append(older)
         if out is not None and out.strip():
             if self._sent and not self._ended_space and not out[:1].isspace() and not CJK.match(out[:1]):
                 out = " " + out  # "Got it." then "You…": a cut sentence between them took the space

@@ -15,6 +15,7 @@ from memory.language.answers import (
     replacements,
     second_person,
     speaks_as_user,
+    stale,
     stuck,
 )
 
@@ -117,7 +118,7 @@ def test_a_plain_answer_never_states_what_a_newer_memory_replaced() -> None:
     """The new-user trial: the answer was cut, and the plain answer picked "I live in Suzhou" (it shares "live"
     with the question) although recall marked it earlier, below the move that followed it."""
     recalled = [("我搬到杭州了", "now"), ("I live in Suzhou.", "earlier"), ("I have a cat.", "")]
-    replaced = replacements(recalled)
+    replaced = replacements(recalled, "Where do I live now?", windowed=False)
     assert replaced == {"I live in Suzhou.": "我搬到杭州了"}
     checked = check_answer("You live in Zurich.", "Where do I live now?", sources=" ".join(t for t, _ in recalled),
                            facts=[*(t for t, _ in recalled), "Where do I live now?"], replaced=replaced)
@@ -127,7 +128,7 @@ def test_a_plain_answer_never_states_what_a_newer_memory_replaced() -> None:
 @given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from(["", "now", "earlier"])), max_size=8,
                 unique_by=lambda r: r[0]))
 def test_only_what_was_marked_earlier_is_replaced_and_by_a_newer_one(recalled: list[tuple[str, str]]) -> None:
-    replaced = replacements(recalled)
+    replaced = replacements(recalled, "Where do I live?", windowed=False)
     assert all(c == "earlier" for t, c in recalled if t in replaced)
     assert set(replaced.values()) <= {t for t, c in recalled if c == "now"}
 
@@ -145,3 +146,70 @@ def test_the_sentences_of_a_text_join_back_into_it(text: str) -> None:
 
     assert "".join(sentence_spans(text)) == text
     assert [s.strip() for s in sentence_spans(text) if s.strip()] == sentences(text)
+
+
+# Generated subjects: values are random words (Latin, capitalised or not) or random Chinese characters, drawn
+# from disjoint alphabets for the old and the new value, in templates of no particular subject.
+_OLD_EN, _NEW_EN = st.text("bcdfg", min_size=4, max_size=9), st.text("klmnp", min_size=4, max_size=9)
+_OLD_ZH, _NEW_ZH = st.text("甲乙丙丁戊己", min_size=2, max_size=4), st.text("子丑寅卯辰巳", min_size=2, max_size=4)
+_VERBS_EN = st.sampled_from(["use", "keep", "drive", "prefer", "visit", "follow", "study", "own"])
+_VERBS_ZH = st.sampled_from(["用", "养", "开", "喜欢", "去", "学", "住在", "拥有"])
+
+
+def _told(old: str, new: str, verb: str, cap: bool, zh: bool) -> tuple[str, str, str, str, str]:
+    """(older memory, newer memory, the question, an answer with the old value, one with the new value)."""
+    if zh:
+        return (f"我{verb}{old}。", f"我不再{verb}{old}了，换成了{new}。", f"我现在{verb}什么？",
+                f"你{verb}{old}。", f"你现在{verb}{new}。")
+    old, new = (old.capitalize(), new.capitalize()) if cap else (old, new)
+    return (f"I {verb} {old}.", f"I stopped with {old} and switched to {new}.", f"What do I {verb} now?",
+            f"You {verb} {old}.", f"You {verb} {new} now.")
+
+
+@given(_OLD_EN, _NEW_EN, _OLD_ZH, _NEW_ZH, _VERBS_EN, _VERBS_ZH, st.booleans(), st.booleans())
+def test_an_answer_about_now_never_states_what_a_newer_memory_replaced(
+        old_en: str, new_en: str, old_zh: str, new_zh: str, verb_en: str, verb_zh: str, cap: bool, zh: bool) -> None:
+    """Any subject, either language: recall ranked the newer memory above the older one it follows (marked
+    earlier); a sentence restating the older value is cut and the plain answer states the newer memory; the new
+    value stands, and so does a sentence naming both (the change itself)."""
+    older, newer, question, says_old, says_new = _told(old_zh if zh else old_en, new_zh if zh else new_en,
+                                                       verb_zh if zh else verb_en, cap, zh)
+    recalled = [(newer, "now"), (older, "earlier")]
+    replaced = replacements(recalled, question, windowed=False)
+    sources, facts = f"{newer}\n{older}", [newer, older, question]
+    assert stale(says_old, replaced) == older and stale(says_new, replaced) is None
+    cut = check_answer(says_old, question, sources=sources, facts=facts, replaced=replaced)
+    assert (new_zh if zh else new_en).lower() in cut.text.lower()  # the plain answer: the newer memory
+    assert cut.changes and "replaced" in cut.changes[0]
+    assert check_answer(says_new, question, sources=sources, facts=facts, replaced=replaced).text == says_new
+    both = f"你不再{verb_zh}{old_zh}了，现在{verb_zh}{new_zh}。" if zh else \
+        f"You stopped with {older.split()[-1].rstrip('.')} and switched to {new_en.capitalize() if cap else new_en}."
+    assert check_answer(both, question, sources=sources, facts=facts, replaced=replaced).text == both
+
+
+@pytest.mark.parametrize(("question", "windowed"), [("Where did I live before?", False),
+                                                    ("我以前住在哪里？", False), ("去年我住在哪里？", True)])
+def test_a_question_about_the_past_keeps_the_older_memory(question: str, windowed: bool) -> None:
+    recalled = [("I moved to Hangzhou.", "now"), ("I live in Suzhou.", "earlier")]
+    assert replacements(recalled, question, windowed=windowed) == {}
+    answer = "You lived in Suzhou."
+    assert check_answer(answer, question, sources="I moved to Hangzhou.\nI live in Suzhou.",
+                        facts=["I moved to Hangzhou.", "I live in Suzhou.", question],
+                        replaced=replacements(recalled, question, windowed=windowed)).text == answer
+
+
+def test_the_stream_cuts_a_stale_sentence_as_the_stored_answer_does() -> None:
+    """The streamed answer (SentenceGuard, given recall's chain marks) and the stored one agree: the restated
+    older value is cut in both, and both fall back to the newer memory."""
+    question, recalled, chains = "Where do I work now?", ["I quit Tencent and joined Microsoft.",
+                                                          "I work at Tencent."], ["now", "earlier"]
+    answer = "You work at Tencent. "
+    shown: list[str] = []
+    guard = SentenceGuard(question, shown.append)
+    guard.context(recalled=recalled, window=[], chains=chains)
+    guard(answer)
+    guard.flush()
+    stored = check_answer(answer, question, sources="\n".join([question, *recalled]), facts=[*recalled, question],
+                          replaced=replacements(list(zip(recalled, chains, strict=True)), question, windowed=False))
+    assert "".join(shown).split() == stored.text.split()
+    assert "Microsoft" in stored.text and "You work at Tencent" not in stored.text
