@@ -248,6 +248,31 @@ class Checked:
     changes: tuple[str, ...] = ()
 
 
+def allowed_sources(sources: str, message: str, now: str) -> str:
+    """What an answer to ``message`` may state: ``sources``, and the current date when the message asks it."""
+    return sources + (" " + now if now and _ASKS_TIME.search(message) else "")
+
+
+def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
+    """Does ``sentence`` (of an answer to ``message``, a question about today or now) assert something about the
+    present none of ``sources`` supports? Its content words beyond the question's own ("sunny", "warm" of "It is
+    sunny and warm today." for "What's the weather like today?"; "晴朗" of "今天天气晴朗。") are not one of them
+    in any source: the model's word on a world it cannot see (the weather, the news, a price today). A sentence
+    that shares any such word with a source stands (a paraphrase keeps some), and so does one with no content
+    beyond the question, or one in the assistant's own first person ("I'm doing well today"). Numbers are
+    :func:`invented`'s to judge: a date the time hint gives supports no weather. Not judged when a memory is in
+    another language than the sentence (a translation shares no word)."""
+    if not (asks(message) and (_ASKS_TIME.search(message) or time_intent(message) == "present")):
+        return False
+    if _FIRST_PERSON_EN.search(sentence) or "我" in sentence:
+        return False
+    said = language(sentence)
+    if any(language(f) not in ("", said) for f in facts[:-1]):
+        return False
+    novel = {u for u in _impersonal_units(sentence) - _impersonal_units(message) if not u.isdigit()}
+    return bool(novel) and not novel & grounding_units(sources.replace(message, " "))
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -257,7 +282,9 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
-    allowed = (sources or "") + (" " + now if now and _ASKS_TIME.search(message) else "")
+    if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
+        return None, "cut a sentence about today that nothing given to the model supports"
+    allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))
     if made_up:

@@ -17,6 +17,7 @@ from memory.language.answers import (
     speaks_as_user,
     stale,
     stuck,
+    unsupported,
 )
 
 TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
@@ -213,3 +214,41 @@ def test_the_stream_cuts_a_stale_sentence_as_the_stored_answer_does() -> None:
                           replaced=replacements(list(zip(recalled, chains, strict=True)), question, windowed=False))
     assert "".join(shown).split() == stored.text.split()
     assert "Microsoft" in stored.text and "You work at Tencent" not in stored.text
+
+
+_WORDS = st.text("qrstvwxz", min_size=5, max_size=9)  # letters no source below uses: words nothing said
+
+
+@given(_WORDS, _WORDS, st.sampled_from(["What's the weather like today?", "What's in the news today?",
+                                        "How is the market doing now?", "今天天气怎么样？"]))
+def test_a_sentence_nothing_supports_is_not_asserted(word: str, other: str, question: str) -> None:
+    """Whatever the model says of a world it cannot see, in words no memory, turn or time hint holds, is cut;
+    the plain answer says it was not told."""
+    memories = ["I live in Hangzhou.", "My sister Mei works at Alibaba."]
+    sources = "\n".join([question, *memories])
+    sentence = f"It is {word} and {other} today."
+    assert unsupported(sentence, question, sources, [*memories, question])
+    checked = check_answer(sentence, question, sources=sources, facts=[*memories, question],
+                           now="2026-12-04 22:13 Friday December")
+    assert word not in checked.text and checked.changes
+
+
+@pytest.mark.parametrize(("question", "answer", "memories"), [
+    ("Where does my sister work now?", "Mei is at Alibaba these days.", ["My sister Mei works at Alibaba."]),
+    ("What's the date today?", "Today is Friday, 2026-12-04.", []),
+    ("我妹妹现在在哪里工作？", "她在阿里巴巴上班。", ["我妹妹梅在阿里巴巴工作。"]),
+    ("What do I do for work now?", "You teach at a primary school.", ["我是小学老师。"]),  # a translation
+    ("How are you today?", "I'm doing well, thanks.", []),  # the assistant's own first person
+    ("What should I cook?", "How about a warm soup?", []),  # not about today: invented() judges names only
+])
+def test_a_sentence_a_source_supports_stands(question: str, answer: str, memories: list[str]) -> None:
+    sources = "\n".join([question, *memories])
+    checked = check_answer(answer, question, sources=sources, facts=[*memories, question],
+                           now="2026-12-04 22:13 Friday December")
+    assert checked.text == answer and not checked.changes
+
+
+def test_a_statement_is_not_judged_for_support() -> None:
+    """"I live in Hangzhou now." answered "Lovely." is an acknowledgement, not a claim about today."""
+    assert not unsupported("Lovely.", "I live in Hangzhou now.", "I live in Hangzhou now.",
+                           ["I live in Hangzhou now."])
