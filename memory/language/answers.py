@@ -149,7 +149,9 @@ def invented(sentence: str, sources: str) -> list[str]:
     model made up ("for $10,000", "The weather in 2026-12-04", "You were joined by Microsoft"). A sentence's first
     word counts only when it could only be a name (a capital or a digit inside it: "iPhone", "P40"); in a Chinese
     sentence every Latin word is one."""
-    known_digits, known = _digits(sources), sources.lower()
+    known_digits = _digits(sources)
+    known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
+    known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
     out = [n for n in _NUMBER.findall(sentence)
            if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
     cjk = bool(CJK.search(sentence))
@@ -160,7 +162,7 @@ def invented(sentence: str, sources: str) -> list[str]:
         first = not sentence[:m.start()].strip(" \"'“‘(")
         if low in _NOT_NAMES or (first and not cjk and not any(c.isupper() or c.isdigit() for c in word[1:])):
             continue
-        if low not in known:
+        if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
     return out
 

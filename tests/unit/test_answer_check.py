@@ -252,3 +252,12 @@ def test_a_statement_is_not_judged_for_support() -> None:
     """"I live in Hangzhou now." answered "Lovely." is an acknowledgement, not a claim about today."""
     assert not unsupported("Lovely.", "I live in Hangzhou now.", "I live in Hangzhou now.",
                            ["I live in Hangzhou now."])
+
+
+@given(st.text("abcdefghijklmnop", min_size=3, max_size=6), st.text("abcdefghijklmnop", min_size=1, max_size=5))
+def test_a_name_is_known_only_as_a_whole_word(name: str, tail: str) -> None:
+    """A name the sources hold only inside a longer word ("Tom" in "tomorrow") was never said."""
+    name = name.capitalize()
+    assert invented(f"Your friend {name} called.", f"see you {name.lower()}{tail} at noon") == [name]
+    assert invented(f"Your friend {name} called.", f"My friend {name} called me.") == []
+    assert invented(f"{name}'s car is red.", f"My friend {name} has a red car.") == []
