@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.facts import nothing_else, split_facts
+from memory.language.links import entities, openers
 from memory.language.slots import single_valued_slots, slots
 from memory.language.words import content_units, grounding_units
 
@@ -61,16 +62,21 @@ def _subsequence(short: str, long: str) -> bool:
 
 def drops_slot(candidate: str, message: str, held: frozenset[str] = frozenset()) -> bool:
     """Is ``candidate`` one of the message's statements with words left out, among them what said what it is
-    about, or who? The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives,
-    so a later "我搬到了上海" cannot retire it. The user's own clause is kept instead (fact_check). ``held``: the
-    slots the turn's other candidates hold (a one-valued slot one of them keeps is not lost)."""
+    about, a name (:func:`memory.language.links.entities`: capitalised, with digits, Latin in Chinese), or who?
+    The extractor wrote "我在杭州" for "我住在杭州": the memory no longer says where the user lives, so a later
+    "我搬到了上海" cannot retire it; and "I just started a new job" for "I just started a new job at Stripe.".
+    The user's own clause is kept instead (fact_check). ``held``: the slots the turn's other candidates hold (a
+    one-valued slot one of them keeps is not lost)."""
     short = _squeezed(re.sub(r"^\s*用户", "我", candidate))  # the extractor's third person is the user's "I"
     if not short:
         return False
     units = grounding_units(candidate)
     for clause in split_facts(message):
         long = _squeezed(clause)
-        if len(short) < len(long) and _subsequence(short, long) and slots(clause) - slots(candidate):
+        # the words left out said what it is about (a slot) or held a name: "I just started a new job" for "I just
+        # started a new job at Stripe." keeps the change and loses its value
+        if len(short) < len(long) and _subsequence(short, long) and (
+                slots(clause) - slots(candidate) or entities(clause) - entities(candidate) - openers(clause)):
             return True
         # or it lost who the statement is about: "我喜欢小梅，她在北京读大学" for "我妹妹叫小梅，她在北京读大学",
         # "Mei's name is Mei" for "My sister's name is Mei"

@@ -310,6 +310,11 @@ def test_a_candidate_keeps_the_users_time_words(candidate: str, message: str, ok
     ("我喜欢茶", "我很喜欢茶。", False),  # words left out, but nothing the memory is about
     ("My sister is Anna", "My sister is called Anna.", True),  # "called" named the slot: the user's words win
     ("", "我住在杭州。", False),
+    # a name left out: the change stays, its value goes (bench updates test en-employer-3, the 0.5B)
+    ("I just started a new job", "I just started a new job at Stripe.", True),
+    ("我换了新手机", "我换了新手机Pixel 9。", True),
+    ("I quit Tencent and joined Microsoft", "I quit Tencent last month and joined Microsoft.", False),
+    ("Tom moved", "Tom moved to Lisbon.", True),
 ])
 def test_a_candidate_may_not_leave_out_what_the_statement_is_about(candidate: str, message: str,
                                                                    drops: bool) -> None:
