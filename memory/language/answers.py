@@ -189,14 +189,23 @@ def second_person(text: str) -> str:
     return out
 
 
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours|yourself)\b|你", re.IGNORECASE)
+
+
 def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
-    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence):
-        return False
-    units = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE))
-    return bool(units) and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts)
+    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) or _SECOND_PERSON.search(sentence):
+        return False  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
+    bare = re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE)
+    units = grounding_units(bare)
+    if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts):
+        return True
+    # Chinese by characters too: "我是一名建筑师" shares two bigrams of five with "我是建筑师", and four of its six
+    # characters
+    chars = set(CJK.findall(bare))
+    return len(chars) >= 3 and any(len(chars & set(CJK.findall(f))) * 3 >= len(chars) * 2 for f in facts)
 
 
 def similar(a: str, b: str) -> float:

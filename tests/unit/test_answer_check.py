@@ -261,3 +261,15 @@ def test_a_name_is_known_only_as_a_whole_word(name: str, tail: str) -> None:
     assert invented(f"Your friend {name} called.", f"see you {name.lower()}{tail} at noon") == [name]
     assert invented(f"Your friend {name} called.", f"My friend {name} called me.") == []
     assert invented(f"{name}'s car is red.", f"My friend {name} has a red car.") == []
+
+
+@pytest.mark.parametrize(("sentence", "facts", "as_user"), [
+    ("我是一名建筑师。", ["我是建筑师。"], True),  # bench updates test zh-role-1: two bigrams of five, 4 of 6 chars
+    ("我在一家医院当护士。", ["我转行当了护士，在一家医院。"], True),
+    ("我记得你是建筑师。", ["我是建筑师。"], False),  # the assistant, speaking to the user
+    ("I remember you live in Suzhou.", ["I live in Suzhou."], False),
+    ("我不太确定。", ["我是建筑师。"], False),
+])
+def test_the_users_voice_in_chinese_is_found_by_characters_too(sentence: str, facts: list[str],
+                                                               as_user: bool) -> None:
+    assert speaks_as_user(sentence, facts) is as_user
