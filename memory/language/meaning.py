@@ -25,8 +25,9 @@ _MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|
                        r"would like|'d like|would love|'d love|dream(?:s|ed)? of|plans? to|planned to|planning to|"
                        r"thinking (?:of|about)|considering|could|should|ought to|intends? to|if)\b|"
                        r"想|希望|打算|计划|可能|也许|或许|梦想|考虑|如果|要是|应该", re.IGNORECASE)
+# "不做…了" / "没…了" is Chinese for "no longer": a negation with the particle of a changed state (了) after it
 _EARLIER = re.compile(r"\b(?:used to|formerly|previously|once|back then|in the past|no longer|anymore|any more)\b|"
-                      r"以前|曾经|过去|原来|从前|当年|不再", re.IGNORECASE)
+                      r"以前|曾经|过去|原来|从前|当年|不再|[不没][^，。；,;.!?！？了]{1,10}了(?!解)", re.IGNORECASE)
 _LATER = re.compile(r"\b(?:will|'ll|going to|gonna|about to|soon|next)\b|"
                     r"将要|将会|即将|准备|下(?:周|个月|星期|年)|明年|明天", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^,;，；、]+(?:[,;，；、]\s*|$)")

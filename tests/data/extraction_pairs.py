@@ -34,6 +34,10 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我女儿不在实验小学读书了。", "我女儿在实验小学读书。", "changes"),
     ("我不喝酒。", "用户不喝酒。", "keeps"),
     ("我没有驾照。", "用户有驾照。", "changes"),
+    # "不…了" (no longer) turned into a plain "not": bench updates test zh-role-0, the 0.5B
+    ("我不做平面设计师了，转行当了护士。", "我并不做平面设计师，转行当了护士。", "changes"),
+    ("我不做平面设计师了，转行当了护士。", "用户不再做平面设计师，转行当了护士。", "keeps"),
+    ("我妈妈不在超市上班了。", "我妈妈在超市上班。", "changes"),
     # modality added or lost
     ("I want to learn the cello.", "The user plays the cello.", "changes"),
     ("I might move to Lisbon next year.", "The user lives in Lisbon.", "changes"),
