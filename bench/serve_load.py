@@ -21,8 +21,10 @@ Then every user's memories (all statuses) are checked against what that user sai
 of answered turns and the returned adds that are not among the user's memories, plus answered turns missing from
 their thread's state; ``turns_repeated`` the user messages in a thread more than once (a retried turn run twice);
 ``duplicated`` the returned adds stored more than once; ``leaked`` memories (in a list or a search result) of another
-user; ``outbox_left`` the outbox entries still waiting. ``lost_after_kill`` is ``lost``
-for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no answer within ``--op-timeout``.
+user; ``outbox_left`` the outbox entries still waiting; ``client_lag`` how late the clients' own event loop woke during
+the load phase (inside every latency measured: the clients share the machine with the server).
+``lost_after_kill`` is ``lost`` for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no
+answer within ``--op-timeout``.
 """
 
 from __future__ import annotations
@@ -416,6 +418,15 @@ def _ms(values: list[float]) -> dict[str, float]:
             "p95_ms": round(percentile(values, 95), 1) if values else 0.0}
 
 
+async def _loop_lag(lags: list[float], every_s: float = 0.02) -> None:
+    """How late this process's event loop wakes (ms), every ``every_s``: the clients' own delay, which is inside
+    every latency they measure (16 clients in one process on the server's 2 cores)."""
+    while True:
+        t0 = time.perf_counter()
+        await asyncio.sleep(every_s)
+        lags.append((time.perf_counter() - t0 - every_s) * 1000)
+
+
 async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: int, think_s: float,
                 op_timeout_s: float, seed: int, progress: Any) -> dict[str, Any]:
     run = Run(server, think_s, op_timeout_s, random.Random(seed))
@@ -426,6 +437,7 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
         for _ in range(5):  # the baseline: searches one at a time on an otherwise idle server
             await baseline.one("api_add")
         alone_ms: list[float] = []
+        lags: list[float] = []
         for _ in range(alone):
             t0 = time.perf_counter()
             await baseline.one("api_search")
@@ -433,7 +445,11 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
         run.latencies.clear()
         progress(f"serve-load: alone, search p50 {percentile(alone_ms, 50):.0f} ms; {clients_n} clients x {ops} ops")
         t0 = time.perf_counter()
-        await _clients(run, clients, ops)
+        probe = asyncio.ensure_future(_loop_lag(lags))
+        try:
+            await _clients(run, clients, ops)
+        finally:
+            probe.cancel()
         wall = time.perf_counter() - t0
         load_ops = run.done - 5 - alone
         progress(f"serve-load: {load_ops} operations in {wall:.1f} s, {run.failed} failed")
@@ -459,7 +475,7 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "kills": killed, "lost_after_kill": checks["lost_after_kill"], "duplicated": checks["duplicated"],
             "history_missing": checks["history_missing"], "turns_repeated": checks["turns_repeated"],
             "retries": run.retries,
-            "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load),
+            "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load), "client_lag": _ms(lags),
             "search_p95_ratio": round(load_p95 / alone_p95, 2) if alone_p95 else 0.0,
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
             "ops_per_client": ops, "think_ms": round(think_s * 1000), "load_seconds": round(wall, 1),
@@ -540,9 +556,15 @@ def report(r: dict[str, Any]) -> str:
             f"{r['operations']} operations, {r['failed']} failed, {r['lost']} lost, {r['leaked']} leaked, "
             f"{r['duplicated']} duplicated; p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
             f"{r['throughput_ops_s']} ops/s. Search p95 alone {s[0]['p95_ms']} ms, under load {s[1]['p95_ms']} ms "
-            f"({r['search_p95_ratio']}x). {r['kills']} SIGKILLs (restart p50 {r['restart_s']['p50_ms'] / 1000:.1f} s):"
+            f"({r['search_p95_ratio']}x{_lag(r)}). {r['kills']} SIGKILLs "
+            f"(restart p50 {r['restart_s']['p50_ms'] / 1000:.1f} s):"
             f" {r['lost_after_kill']} lost after a kill, {r.get('turns_repeated', 0)} turns repeated, "
             f"{r['outbox_left']} outbox entries left")
+
+
+def _lag(r: dict[str, Any]) -> str:
+    lag = r.get("client_lag")
+    return f"; the clients' own event loop woke late by p50 {lag['p50_ms']} / p95 {lag['p95_ms']} ms" if lag else ""
 
 
 def _child(data_dir: str, port: str) -> int:
