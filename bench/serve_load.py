@@ -181,12 +181,18 @@ class Client:
     def __init__(self, run: Run, i: int, user: str) -> None:
         self.run, self.i, self.user = run, i, user
         self.http = httpx.AsyncClient(base_url=run.server.url, timeout=httpx.Timeout(120.0, connect=5.0))
+        from langgraph_sdk import get_client
+
+        # one SDK client per user, made now: making one costs ~21 ms of CPU (its SSL context), and one per turn
+        # blocked the clients' event loop inside the latencies measured
+        self.langgraph = get_client(url=run.server.url, timeout=120.0)
         self.api = "/palace/api/users/" + quote(user, safe="")
         self.k = 0  # statements made
         self.turns = 0
 
     async def close(self) -> None:
         await self.http.aclose()
+        await self.langgraph.aclose()
 
     def _answer(self, r: httpx.Response) -> Any:
         if r.status_code >= 500 or (r.status_code in (404, 409) and "/threads/" in str(r.request.url)):
@@ -247,9 +253,7 @@ class Client:
     async def chat(self, message: str, thread_id: str) -> None:
         """One turn; its message id is the same on every attempt, so a retry (or the server's own re-run of a run
         a kill cut off) of a turn that was answered changes nothing and is found answered in the thread."""
-        from langgraph_sdk import get_client
-
-        client = get_client(url=self.run.server.url, timeout=120.0)
+        client = self.langgraph
         message_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread_id}/{message}"))
         try:
             warnings.filterwarnings("ignore", message="Reconnecting without a Last-Event-ID")  # a kill: retried
