@@ -186,6 +186,9 @@ class Client:
         # one SDK client per user, made now: making one costs ~21 ms of CPU (its SSL context), and one per turn
         # blocked the clients' event loop inside the latencies measured
         self.langgraph = get_client(url=run.server.url, timeout=120.0)
+        import httpx2  # the MCP SDK's HTTP client: one per user too (the SDK's default for a URL, made per call)
+
+        self.mcp_http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0))
         self.api = "/palace/api/users/" + quote(user, safe="")
         self.k = 0  # statements made
         self.turns = 0
@@ -193,6 +196,7 @@ class Client:
     async def close(self) -> None:
         await self.http.aclose()
         await self.langgraph.aclose()
+        await self.mcp_http.aclose()
 
     def _answer(self, r: httpx.Response) -> Any:
         if r.status_code >= 500 or (r.status_code in (404, 409) and "/threads/" in str(r.request.url)):
@@ -226,10 +230,11 @@ class Client:
 
     async def mcp(self, tool: str, args: dict[str, Any]) -> Any:
         from mcp import Client as MCPClient
+        from mcp.client.streamable_http import streamable_http_client
 
         url = f"{self.run.server.url}/palace/mcp?user_id={quote(self.user, safe='')}"
         try:
-            async with MCPClient(url) as session:
+            async with MCPClient(streamable_http_client(url, http_client=self.mcp_http)) as session:
                 result = await session.call_tool(tool, args)
         except Exception as exc:  # the SDK wraps transport failures in several types (and exception groups)
             raise Retry(f"MCP {tool}: {type(exc).__name__}: {exc}") from exc
