@@ -21,8 +21,10 @@ Then every user's memories (all statuses) are checked against what that user sai
 of answered turns and the returned adds that are not among the user's memories, plus answered turns missing from
 their thread's state; ``turns_repeated`` the user messages in a thread more than once (a retried turn run twice);
 ``duplicated`` the returned adds stored more than once; ``leaked`` memories (in a list or a search result) of another
-user; ``outbox_left`` the outbox entries still waiting. ``lost_after_kill`` is ``lost``
-for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no answer within ``--op-timeout``.
+user; ``outbox_left`` the outbox entries still waiting; ``client_lag`` how late the clients' own event loop woke during
+the load phase (inside every latency measured: the clients share the machine with the server).
+``lost_after_kill`` is ``lost`` for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no
+answer within ``--op-timeout``.
 """
 
 from __future__ import annotations
@@ -179,12 +181,22 @@ class Client:
     def __init__(self, run: Run, i: int, user: str) -> None:
         self.run, self.i, self.user = run, i, user
         self.http = httpx.AsyncClient(base_url=run.server.url, timeout=httpx.Timeout(120.0, connect=5.0))
+        from langgraph_sdk import get_client
+
+        # one SDK client per user, made now: making one costs ~21 ms of CPU (its SSL context), and one per turn
+        # blocked the clients' event loop inside the latencies measured
+        self.langgraph = get_client(url=run.server.url, timeout=120.0)
+        import httpx2  # the MCP SDK's HTTP client: one per user too (the SDK's default for a URL, made per call)
+
+        self.mcp_http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0))
         self.api = "/palace/api/users/" + quote(user, safe="")
         self.k = 0  # statements made
         self.turns = 0
 
     async def close(self) -> None:
         await self.http.aclose()
+        await self.langgraph.aclose()
+        await self.mcp_http.aclose()
 
     def _answer(self, r: httpx.Response) -> Any:
         if r.status_code >= 500 or (r.status_code in (404, 409) and "/threads/" in str(r.request.url)):
@@ -218,10 +230,11 @@ class Client:
 
     async def mcp(self, tool: str, args: dict[str, Any]) -> Any:
         from mcp import Client as MCPClient
+        from mcp.client.streamable_http import streamable_http_client
 
         url = f"{self.run.server.url}/palace/mcp?user_id={quote(self.user, safe='')}"
         try:
-            async with MCPClient(url) as session:
+            async with MCPClient(streamable_http_client(url, http_client=self.mcp_http)) as session:
                 result = await session.call_tool(tool, args)
         except Exception as exc:  # the SDK wraps transport failures in several types (and exception groups)
             raise Retry(f"MCP {tool}: {type(exc).__name__}: {exc}") from exc
@@ -245,9 +258,7 @@ class Client:
     async def chat(self, message: str, thread_id: str) -> None:
         """One turn; its message id is the same on every attempt, so a retry (or the server's own re-run of a run
         a kill cut off) of a turn that was answered changes nothing and is found answered in the thread."""
-        from langgraph_sdk import get_client
-
-        client = get_client(url=self.run.server.url, timeout=120.0)
+        client = self.langgraph
         message_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread_id}/{message}"))
         try:
             warnings.filterwarnings("ignore", message="Reconnecting without a Last-Event-ID")  # a kill: retried
@@ -416,6 +427,15 @@ def _ms(values: list[float]) -> dict[str, float]:
             "p95_ms": round(percentile(values, 95), 1) if values else 0.0}
 
 
+async def _loop_lag(lags: list[float], every_s: float = 0.02) -> None:
+    """How late this process's event loop wakes (ms), every ``every_s``: the clients' own delay, which is inside
+    every latency they measure (16 clients in one process on the server's 2 cores)."""
+    while True:
+        t0 = time.perf_counter()
+        await asyncio.sleep(every_s)
+        lags.append((time.perf_counter() - t0 - every_s) * 1000)
+
+
 async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: int, think_s: float,
                 op_timeout_s: float, seed: int, progress: Any) -> dict[str, Any]:
     run = Run(server, think_s, op_timeout_s, random.Random(seed))
@@ -426,6 +446,7 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
         for _ in range(5):  # the baseline: searches one at a time on an otherwise idle server
             await baseline.one("api_add")
         alone_ms: list[float] = []
+        lags: list[float] = []
         for _ in range(alone):
             t0 = time.perf_counter()
             await baseline.one("api_search")
@@ -433,7 +454,11 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
         run.latencies.clear()
         progress(f"serve-load: alone, search p50 {percentile(alone_ms, 50):.0f} ms; {clients_n} clients x {ops} ops")
         t0 = time.perf_counter()
-        await _clients(run, clients, ops)
+        probe = asyncio.ensure_future(_loop_lag(lags))
+        try:
+            await _clients(run, clients, ops)
+        finally:
+            probe.cancel()
         wall = time.perf_counter() - t0
         load_ops = run.done - 5 - alone
         progress(f"serve-load: {load_ops} operations in {wall:.1f} s, {run.failed} failed")
@@ -459,7 +484,7 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "kills": killed, "lost_after_kill": checks["lost_after_kill"], "duplicated": checks["duplicated"],
             "history_missing": checks["history_missing"], "turns_repeated": checks["turns_repeated"],
             "retries": run.retries,
-            "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load),
+            "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load), "client_lag": _ms(lags),
             "search_p95_ratio": round(load_p95 / alone_p95, 2) if alone_p95 else 0.0,
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
             "ops_per_client": ops, "think_ms": round(think_s * 1000), "load_seconds": round(wall, 1),
@@ -540,9 +565,15 @@ def report(r: dict[str, Any]) -> str:
             f"{r['operations']} operations, {r['failed']} failed, {r['lost']} lost, {r['leaked']} leaked, "
             f"{r['duplicated']} duplicated; p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
             f"{r['throughput_ops_s']} ops/s. Search p95 alone {s[0]['p95_ms']} ms, under load {s[1]['p95_ms']} ms "
-            f"({r['search_p95_ratio']}x). {r['kills']} SIGKILLs (restart p50 {r['restart_s']['p50_ms'] / 1000:.1f} s):"
+            f"({r['search_p95_ratio']}x{_lag(r)}). {r['kills']} SIGKILLs "
+            f"(restart p50 {r['restart_s']['p50_ms'] / 1000:.1f} s):"
             f" {r['lost_after_kill']} lost after a kill, {r.get('turns_repeated', 0)} turns repeated, "
             f"{r['outbox_left']} outbox entries left")
+
+
+def _lag(r: dict[str, Any]) -> str:
+    lag = r.get("client_lag")
+    return f"; the clients' own event loop woke late by p50 {lag['p50_ms']} / p95 {lag['p95_ms']} ms" if lag else ""
 
 
 def _child(data_dir: str, port: str) -> int:

@@ -6,9 +6,11 @@ graph, the threads and the store that LangGraph serves:
 - ``/palace/ui/``: the web memory inspector (static files in ``doors/web``; no CDN).
 
 Every route calls the operation the CLI calls (``doors.door`` over ``graph.api`` / ``graph.manage``), in a worker
-thread. Errors are JSON ``{"detail": ...}``: bad input 400 (a body that is not the JSON asked for: 422), not found
-404 (another user's memory is not found), a store that cannot be reached 503 with ``Retry-After``, and so is a
-request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``doors.overload``: the server is overloaded). With
+thread: memory operations (and MCP tool calls) on the memory pool, chat turns one at a time (``PALACE_SERVE_TURNS``)
+on threads of lower priority (``doors.lanes``). Errors are JSON ``{"detail": ...}``: bad input 400 (a body that
+is not the JSON asked for: 422), not found 404 (another user's memory is not found), a store that cannot be reached
+503 with ``Retry-After``, and so is a request not answered within ``PALACE_REQUEST_TIMEOUT_S`` (``doors.overload``:
+the server is overloaded; a chat turn still waiting for its turn then keeps its place). With
 ``PALACE_API_TOKEN`` set, the API and MCP need ``Authorization: Bearer <token>`` (401 otherwise);
 ``/palace/api/health`` stays open. ``GET /palace/api/doctor``: ``palace doctor``'s checks, run by the server on
 the stores it holds (every check's outcome is in the body: 200 whether or not they pass).
@@ -40,7 +42,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from doors import door
+from doors import door, lanes
+from doors.lanes import Lanes
 from doors.mcp_server import build_mcp, user_from_query
 from doors.overload import GuardLangGraphRoutes, Overloaded, within
 from graph.deps import Deps, process_deps
@@ -128,8 +131,17 @@ def _int(request: Request, name: str) -> int | None:
 
 def create_app(deps: Deps) -> Starlette:
     """The routes on ``deps`` (the server's stores; tests pass theirs with a scripted model)."""
+    lanes.install(deps)  # a turn's threads lower their priority (PALACE_TURN_NICE)
+
+    def lanes_() -> Lanes:  # made on first use: importing the app reads no setting
+        return Lanes.of(deps)
+
+    def in_memory_lane(fn: Callable[[str], Any], user_id: str) -> Awaitable[Any]:
+        return lanes_().memory(fn, user_id)
+
     mcp = build_mcp(door.LocalDoor(deps), user_from_query,
-                    limits=lambda: (deps.settings.request_timeout_s, deps.settings.retry_after_s))
+                    limits=lambda: (deps.settings.request_timeout_s, deps.settings.retry_after_s),
+                    run_in=in_memory_lane)
     # Stateless JSON responses: every tool call stands alone (the user comes with each request's URL). The Host
     # check is off because the server binds where ``palace serve --host`` says; PALACE_API_TOKEN guards the door.
     mcp.streamable_http_app(stateless_http=True, json_response=True,
@@ -153,7 +165,7 @@ def create_app(deps: Deps) -> Starlette:
         return endpoint
 
     def sync(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
-        return run_in_threadpool(fn, deps, *args, **kwargs)
+        return lanes_().memory(fn, deps, *args, **kwargs)
 
     def user(request: Request) -> str:
         return str(request.path_params["user_id"])
@@ -193,9 +205,10 @@ def create_app(deps: Deps) -> Starlette:
 
     async def chat(request: Request) -> Any:
         body = await _body(request)
-        return await sync(door.chat, user(request), _field(body, "session", str, default="default"),
-                          _field(body, "message", str), at=_field(body, "at", str),
-                          important=_field(body, "important", bool, default=False), resume=_field(body, "resume", str))
+        return await lanes_().turn(door.chat, deps, user(request), _field(body, "session", str, default="default"),
+                                   _field(body, "message", str), at=_field(body, "at", str),
+                                   important=_field(body, "important", bool, default=False),
+                                   resume=_field(body, "resume", str))
 
     async def chat_stream(request: Request) -> Any:
         body = await _body(request)
@@ -313,9 +326,10 @@ async def stream_turn(deps: Deps, user_id: str, session_id: str, message: str | 
     generates it (the internal model calls never stream), ``answered`` once the answer is complete (the memory
     work goes on), then ``result`` (what ``POST .../chat`` answers) or ``error`` ``{"detail", "status"}``.
 
-    The turn runs in a worker thread. Until its first event the answer is not committed: an error before any
-    token (bad input, nothing to confirm, a model that cannot be reached) is a plain JSON 4xx/5xx like every
-    route's. A client that goes away does not stop the turn: what the user said is still remembered."""
+    The turn runs in a turn thread once the turn gate lets it in (``doors.lanes``). Until its first event the
+    answer is not committed: an error before any token (bad input, nothing to confirm, a model that cannot be
+    reached) is a plain JSON 4xx/5xx like every route's. A client that goes away does not stop the turn: what the
+    user said is still remembered."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
@@ -334,7 +348,7 @@ async def stream_turn(deps: Deps, user_id: str, session_id: str, message: str | 
         else:
             emit("result", out)
 
-    worker = asyncio.ensure_future(run_in_threadpool(work))
+    worker = asyncio.ensure_future(Lanes.of(deps).turn(work))  # its place in the turn gate, then a turn thread
     _TURNS.add(worker)  # the turn finishes even if its client goes away
     worker.add_done_callback(_TURNS.discard)
     event, data = await events.get()

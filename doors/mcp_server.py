@@ -12,7 +12,7 @@ a tool error with the message, never a crash, and so is a call not answered with
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
 import anyio.to_thread
@@ -38,6 +38,7 @@ class MemoryDoor(Protocol):
 
 
 UserOf = Callable[[Context], str]
+RunIn = Callable[[Callable[[str], Any], str], Awaitable[Any]]  # runs a tool's work (a blocking call) off the loop
 Limits = Callable[[], tuple[float, int]]  # (request timeout s, retry after s), read when a tool is called
 
 
@@ -51,16 +52,19 @@ def user_from_query(ctx: Context) -> str:
     return str(user)
 
 
-def build_mcp(door: MemoryDoor, user_of: UserOf, *, limits: Limits | None = None) -> MCPServer:
-    """The MCP server with the memory tools, each acting for ``user_of(ctx)`` through ``door``; with ``limits``,
-    a call not answered within its timeout is a tool error (``doors.overload.Overloaded``)."""
+def build_mcp(door: MemoryDoor, user_of: UserOf, *, limits: Limits | None = None,
+              run_in: RunIn | None = None) -> MCPServer:
+    """The MCP server with the memory tools, each acting for ``user_of(ctx)`` through ``door``, in a worker thread
+    (``run_in``; unset: anyio's); with ``limits``, a call not answered within its timeout is a tool error
+    (``doors.overload.Overloaded``)."""
+    run: RunIn = run_in or anyio.to_thread.run_sync
     mcp: MCPServer = MCPServer("memory-palace", instructions="Long-term memory of one user: add what they state, "
                                "search before answering, settle disputed memories with them.")
 
     async def call(ctx: Context, fn: Callable[[str], Any]) -> str:
         user = user_of(ctx)
         try:
-            work = anyio.to_thread.run_sync(fn, user)
+            work = run(fn, user)
             result = await (within(work, *limits()) if limits is not None else work)
         except PalaceError as exc:
             raise ToolError(str(exc)) from exc

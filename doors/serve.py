@@ -140,7 +140,8 @@ def _serve(data_dir: Path, host: str, port: int, config: dict[str, Any] | None, 
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     try:
         run_server(host, port, False, c["graphs"], open_browser=False, store=c.get("store"), http=c.get("http"),
-                   checkpointer=c.get("checkpointer"), server_level=log_level)
+                   checkpointer=c.get("checkpointer"), server_level=log_level,
+                   n_jobs_per_worker=get_settings().serve_turns)  # runs at once: PALACE_SERVE_TURNS (doors.lanes)
     finally:
         stop.set()
         endpoint.remove(data_dir)

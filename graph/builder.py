@@ -12,9 +12,12 @@ the CLI and tests compile it with theirs.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.deps import Deps
@@ -34,19 +37,32 @@ def answered(state: State) -> dict[str, Any]:
     return {}
 
 
+def on_turn_thread(deps: Deps, node: Callable[[State, Runtime[Context]], dict[str, Any]]) -> Any:
+    """``node``, first calling ``deps.enter_turn_thread()`` in the thread it runs in (``palace serve`` lowers
+    that thread's priority there, ``doors.lanes``; elsewhere nothing). Same signature: LangGraph still injects
+    the runtime."""
+
+    @functools.wraps(node)
+    def run(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        deps.enter_turn_thread()
+        return node(state, runtime)
+
+    return run
+
+
 def build_graph(deps: Deps) -> StateGraph[State, Context, InputState, State]:
     """The uncompiled graph over ``deps`` (stores and models, opened on first use)."""
     tools = make_task_tools(deps)
     builder = StateGraph(State, context_schema=Context, input_schema=InputState)
-    builder.add_node("ingest", make_ingest(deps))
-    builder.add_node("recall", make_recall(deps))
-    builder.add_node("respond", make_respond(deps, tools))
+    builder.add_node("ingest", on_turn_thread(deps, make_ingest(deps)))
+    builder.add_node("recall", on_turn_thread(deps, make_recall(deps)))
+    builder.add_node("respond", on_turn_thread(deps, make_respond(deps, tools)))
     builder.add_node("tools", make_tool_node(tools))
-    builder.add_node("fact_check", make_fact_check(deps))
+    builder.add_node("fact_check", on_turn_thread(deps, make_fact_check(deps)))
     builder.add_node("answered", answered)
-    builder.add_node("write", make_write(deps))
-    builder.add_node("archive", make_archive(deps))
-    builder.add_node("confirm", make_confirm(deps))
+    builder.add_node("write", on_turn_thread(deps, make_write(deps)))
+    builder.add_node("archive", on_turn_thread(deps, make_archive(deps)))
+    builder.add_node("confirm", on_turn_thread(deps, make_confirm(deps)))
     builder.add_edge(START, "ingest")
     builder.add_conditional_edges("ingest", after_ingest, {"recall": "recall", "end": END})  # "end": a repeat
     builder.add_edge("recall", "respond")

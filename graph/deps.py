@@ -37,6 +37,8 @@ class Deps:
         self._models = models
         self._lock = threading.RLock()  # the server runs sync nodes in threads
         self._memo: dict[str, Any] = {}
+        # palace serve sets this (doors.lanes.install): a thread about to run a turn's work lowers its priority
+        self.on_turn_thread: Callable[[], None] | None = None
 
     @property
     def settings(self) -> Settings:
@@ -115,6 +117,12 @@ class Deps:
                              present_lexical_share=s.present_lexical_share,
                              present_cosine_margin=s.present_cosine_margin, present_cosine_tie=s.present_cosine_tie,
                              link_cosine_margin=s.link_cosine_margin, link_named_margin=s.link_named_margin)
+
+    def enter_turn_thread(self) -> None:
+        """Called by a thread before it runs a turn's work (a node, a prefetch): ``on_turn_thread``, if set."""
+        hook = self.on_turn_thread
+        if hook is not None:
+            hook()
 
     def memo(self, name: str, factory: Callable[[], T]) -> T:
         """``factory()`` once per ``Deps`` (e.g. the compiled graph: building its tool schemas takes ~0.2 s)."""

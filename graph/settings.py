@@ -93,6 +93,16 @@ class Settings(BaseSettings):
                                      "HTTP 503 with Retry-After, an MCP tool error, the CLI's exit 3. The work "
                                      "itself goes on.")
     retry_after_s: int = Field(default=5, gt=0, description="The Retry-After of a 503 (overloaded, a store down).")
+    memory_workers: int = Field(default=8, ge=1, description="palace serve runs memory API requests and MCP tool "
+                                "calls on a thread pool of this many, their own: a search never waits for a thread "
+                                "behind chat turns.")
+    turn_nice: int = Field(default=10, ge=0, le=19, description="palace serve: a thread running a chat turn lowers "
+                           "its own priority by this (Linux nice, per thread), so memory searches win the CPU "
+                           "(0: it does not).")
+    serve_turns: int = Field(default=1, ge=1, description="palace serve runs this many chat turns at once (the "
+                             "memory API's turns, and LangGraph's runs); the others wait their turn in order, and "
+                             "one waiting longer than PALACE_REQUEST_TIMEOUT_S gets a 503 while it keeps its "
+                             "place.")
     max_output_tokens: int = Field(default=512, gt=0)
     chat_context_tokens: int | None = Field(
         default=None, gt=0, description="The chat model's context window in tokens; unset: 4096 for the local model "

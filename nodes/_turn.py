@@ -73,18 +73,24 @@ class Prefetch(Generic[T]):
 
     KEEP = 64
 
-    def __init__(self, name: str, workers: int) -> None:
+    def __init__(self, name: str, workers: int, on_thread: Callable[[], None] | None = None) -> None:
         # as many workers as turns a server runs at once: a small pool would queue one user's work behind another's
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self._on_thread = on_thread  # before each piece of work (palace serve: a turn's thread lowers its priority)
         self._lock = threading.Lock()
         self._pending: OrderedDict[str, Future[T]] = OrderedDict()
 
     def start(self, key: str, work: Callable[[], T]) -> None:
-        future = self._pool.submit(work)
+        future = self._pool.submit(self._run, work)
         with self._lock:
             self._pending[key] = future
             while len(self._pending) > self.KEEP:
                 self._pending.popitem(last=False)
+
+    def _run(self, work: Callable[[], T]) -> T:
+        if self._on_thread is not None:
+            self._on_thread()
+        return work()
 
     def take(self, key: str) -> Future[T] | None:
         with self._lock:

@@ -341,7 +341,8 @@ TurnExtraction = tuple[BaseChatModel, list[BaseMessage], Extracted]  # (extracto
 
 
 def _extractions(deps: Deps) -> Prefetch[TurnExtraction]:
-    return deps.memo("extraction_prefetch", lambda: Prefetch[TurnExtraction]("palace-extract", 32))
+    return deps.memo("extraction_prefetch",
+                     lambda: Prefetch[TurnExtraction]("palace-extract", 32, on_thread=deps.enter_turn_thread))
 
 
 def _extraction(extractor: BaseChatModel, request: list[BaseMessage]) -> TurnExtraction:

@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 
 def _queries(deps: Deps) -> Prefetch[list[float]]:
-    return deps.memo("query_prefetch", lambda: Prefetch[list[float]]("palace-embed", 32))
+    return deps.memo("query_prefetch",
+                     lambda: Prefetch[list[float]]("palace-embed", 32, on_thread=deps.enter_turn_thread))
 
 
 def prefetch_query(deps: Deps, turn: Turn) -> None:
