@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.language.junk import asks
+from memory.language.meaning import clauses
 from memory.language.temporal import time_intent
-from memory.language.text import CJK, language, sentence_spans
+from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import grounding_units
 
 # Lines of our prompts that must never reach the user.
@@ -227,16 +228,20 @@ def stuck(answer: str, message: str, earlier: Sequence[tuple[str, str]]) -> bool
 
 def stale(sentence: str, replaced: Mapping[str, str]) -> str | None:
     """The memory a newer one replaced (``replaced``: :func:`replacements`) that ``sentence`` restates, or None.
-    A sentence restates it when it has no word only the newer memory has ("Microsoft", "joined" of "I quit
-    Tencent and joined Microsoft") and it carries a word only the older one has ("work" of "I work at Tencent")
-    or holds nothing but the older one's words ("你用丁丁" of "我用丁丁" beside "我不再用丁丁了，换成了丑丑"):
-    "You work at Tencent." answers a question about now with what changed. The words come from the two memories
-    themselves, whatever their subject or language; "You quit Tencent and joined Microsoft." names both and
-    stands. Persons' words (I, you, 我, 你) are no content here: the answer says "you" where the memory said "I"."""
+    A sentence restates it when it shares words with the two memories and none of what only the newer one says.
+    What the newer one says is its clauses that share nothing with the older one ("joined Microsoft" of "I quit
+    Tencent and joined Microsoft", "自己换了谷歌Pixel 8" of "我把三星Galaxy S23送给了侄子，自己换了谷歌Pixel 8"),
+    or, when every clause names the older value ("I moved from Suzhou to Hangzhou"), its words the older lacks:
+    "You work at Tencent." and "你用三星Galaxy S23。" answer a question about now with what changed. The words
+    come from the two memories themselves, whatever their subject or language; "You quit Tencent and joined
+    Microsoft." says the change and stands. Persons' words (I, you, 我, 你) are no content here: the answer says
+    "you" where the memory said "I"."""
     units = _impersonal_units(sentence)
     for older, newer in replaced.items():
         old, new = _impersonal_units(older), _impersonal_units(newer)
-        if units & old and not units & (new - old) and (units & (old - new) or units <= old):
+        said = set().union(*(u for u in map(_impersonal_units, (c for s in sentences(newer) for c in clauses(s)))
+                             if not u & old)) or new - old
+        if units & (old | new) and not units & said:
             return older
     return None
 

@@ -37,7 +37,8 @@ _MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODAL
           ("a later time", _LATER))
 
 
-def _clauses(sentence: str) -> list[str]:
+def clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence``: cut at commas and semicolons (both languages) and at but / and / 但 / 而…."""
     parts = [c.strip() for c in _CLAUSE.findall(sentence) if c.strip()]
     return [p.strip() for c in parts for p in _SPLIT_CONJ.split(c) if p.strip()] or [sentence]
 
@@ -46,8 +47,8 @@ def source_clause(candidate: str, message: str) -> str:
     """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
     (the whole message when none shares any)."""
     units = grounding_units(candidate)
-    clauses = [c for s in sentences(message) for c in _clauses(s)]
-    best = max(clauses, key=lambda c: len(units & grounding_units(c)), default=message)
+    parts = [c for s in sentences(message) for c in clauses(s)]
+    best = max(parts, key=lambda c: len(units & grounding_units(c)), default=message)
     return best if units & grounding_units(best) else message
 
 

@@ -254,7 +254,7 @@ def test_a_statement_is_not_judged_for_support() -> None:
                            ["I live in Hangzhou now."])
 
 
-@given(st.text("abcdefghijklmnop", min_size=3, max_size=6), st.text("abcdefghijklmnop", min_size=1, max_size=5))
+@given(st.text("bcdfgkmnprt", min_size=3, max_size=6), st.text("abcdefghijklmnop", min_size=1, max_size=5))
 def test_a_name_is_known_only_as_a_whole_word(name: str, tail: str) -> None:
     """A name the sources hold only inside a longer word ("Tom" in "tomorrow") was never said."""
     name = name.capitalize()
@@ -273,3 +273,21 @@ def test_a_name_is_known_only_as_a_whole_word(name: str, tail: str) -> None:
 def test_the_users_voice_in_chinese_is_found_by_characters_too(sentence: str, facts: list[str],
                                                                as_user: bool) -> None:
     assert speaks_as_user(sentence, facts) is as_user
+
+
+@pytest.mark.parametrize(("sentence", "older", "newer", "restates"), [
+    # the newer memory names the older value in a clause of its own: what only it says is its other clause
+    ("你用三星Galaxy S23。", "我的手机是三星Galaxy S23。", "我把三星Galaxy S23送给了侄子，自己换了谷歌Pixel 8。", True),
+    ("The Dell XPS 13 is used now.", "I do all my work on a Dell XPS.",
+     "The Dell XPS 13 stopped charging, I bought a HP Spectre instead.", True),
+    ("You use an HP Spectre now.", "I do all my work on a Dell XPS.",
+     "The Dell XPS 13 stopped charging, I bought a HP Spectre instead.", False),
+    ("你换了OPPO Find X7。", "我手机是小米14。", "我的小米14上周坏了，就买了OPPO Find X7。", False),
+    # one clause naming both: its words the older lacks
+    ("You live in Suzhou.", "I live in Suzhou.", "I moved from Suzhou to Hangzhou.", True),
+    ("You live in Hangzhou.", "I live in Suzhou.", "I moved from Suzhou to Hangzhou.", False),
+    ("你住在杭州。", "I live in Suzhou.", "我搬到杭州了", False),  # shares nothing with either: not judged
+])
+def test_a_restated_older_value_is_found_when_the_newer_memory_names_it_too(sentence: str, older: str, newer: str,
+                                                                            restates: bool) -> None:
+    assert (stale(sentence, {older: newer}) == older) is restates
