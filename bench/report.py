@@ -380,7 +380,9 @@ def write_report() -> Path:
                           [[tag, f["cases"], *("-" if f[k] is None else f[k] for k in (
                               "recall_now_top1", "recall_before_top5", "answer_now", "stale_answers")), f["fragments"]]
                            for tag, f in r.get("by_variant", {}).items()])
-        scope = "the whole split" if r.get("limit") is None else f"the first {r['limit']} scenarios of the split"
+        scope = "the whole split" if r.get("limit") is None else (
+            f"the first {r['limit']} scenarios of the split" if not r.get("offset") else
+            f"scenarios {r['offset'] + 1}-{r['offset'] + r['limit']} of the split")
         return [f"## Memory that changes: {r['model']} (`python -m bench updates --json`)", "",
                 f"Generated scenarios: a fact among others, its change in a later session, a 'now' and a 'before' "
                 f"question; {r['split']} split ({scope}; the dev split is tuned on, the test split only reported). "

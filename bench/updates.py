@@ -80,11 +80,11 @@ def _figures(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
 
 
 def run(split: str = "test", limit: int | None = None, lang: str | None = None, answers: bool = True,
-        scripted: bool = False, details: Path | None = None) -> dict[str, Any]:
+        scripted: bool = False, details: Path | None = None, offset: int = 0) -> dict[str, Any]:
     # answers, not speed, are measured here: a generous model timeout, so a busy machine does not fail a scenario
     settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai",
                             model_timeout_s=600, local_model_timeout_s=600)
-    chosen = select(split, lang)[:limit]
+    chosen = select(split, lang)[offset:][:limit]
     asked_at = datetime(2026, 12, 3, 10, 0, tzinfo=ZoneInfo(settings.timezone))
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -181,6 +181,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="test",
                         help="which scenarios (split by a hash of their id; default test)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N scenarios")
+    parser.add_argument("--offset", type=int, default=0,
+                        help="skip the first N scenarios (a sample of the test part not yet looked at)")
     parser.add_argument("--lang", choices=["en", "zh"], default=None, help="only one language")
     parser.add_argument("--no-answers", action="store_true", help="recall only: do not ask the agent")
     parser.add_argument("--scripted", action="store_true",
@@ -198,8 +200,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
     t0, load = time.perf_counter(), os.getloadavg()[0]
     result = run(args.split, args.limit, args.lang, answers=not args.no_answers, scripted=args.scripted,
-                 details=args.details)
-    result["limit"] = args.limit
+                 details=args.details, offset=args.offset)
+    result["limit"], result["offset"] = args.limit, args.offset
     if args.save:  # for bench/REPORT.md: the scripted recall run, or the model's answers
         save("updates" if args.scripted else "updates-answers", result, t0, load)
     return result
