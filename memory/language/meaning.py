@@ -23,8 +23,9 @@ _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no lo
                        r"不(?!错|少|过|仅|但|久|断|停|管|同)|没|别|未|无(?!论)|非(?!常)", re.IGNORECASE)
 _MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|hoping|might|may|maybe|perhaps|"
                        r"would like|'d like|would love|'d love|dream(?:s|ed)? of|plans? to|planned to|planning to|"
-                       r"thinking (?:of|about)|considering|could|should|ought to|intends? to|if)\b|"
-                       r"想|希望|打算|计划|可能|也许|或许|梦想|考虑|如果|要是|应该", re.IGNORECASE)
+                       r"thinking (?:of|about)|considering|could|should|ought to|intends? to|"
+                       r"decid(?:e|es|ed|ing) to|if)\b|"
+                       r"想|希望|打算|计划|决定|可能|也许|或许|梦想|考虑|如果|要是|应该", re.IGNORECASE)
 # "不做…了" / "没…了" is Chinese for "no longer": a negation with the particle of a changed state (了) after it
 _EARLIER = re.compile(r"\b(?:used to|formerly|previously|once|back then|in the past|no longer|anymore|any more)\b|"
                       r"以前|曾经|过去|原来|从前|当年|不再|[不没][^，。；,;.!?！？了]{1,10}了(?!解)", re.IGNORECASE)

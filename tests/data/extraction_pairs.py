@@ -40,6 +40,10 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我妈妈不在超市上班了。", "我妈妈在超市上班。", "changes"),
     # modality added or lost
     ("I want to learn the cello.", "The user plays the cello.", "changes"),
+    # a decision is not the deed: bench updates test en-car-0, the 0.5B
+    ("I switched to a Nissan Leaf.", "I decided to switch to a Nissan Leaf.", "changes"),
+    ("我换了一辆比亚迪。", "用户决定换一辆比亚迪。", "changes"),
+    ("I decided to sell my bike.", "The user decided to sell their bike.", "keeps"),
     ("I might move to Lisbon next year.", "The user lives in Lisbon.", "changes"),
     ("I keep bees in my garden.", "The user would like to keep bees.", "changes"),
     ("I'm thinking about adopting a greyhound.", "The user adopted a greyhound.", "changes"),
