@@ -42,10 +42,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from doors import door, lanes
+from doors import door
 from doors.lanes import Lanes
 from doors.mcp_server import build_mcp, user_from_query
 from doors.overload import GuardLangGraphRoutes, Overloaded, within
+from graph import priority
 from graph.deps import Deps, process_deps
 from memory.errors import (
     ConfigurationError,
@@ -131,7 +132,7 @@ def _int(request: Request, name: str) -> int | None:
 
 def create_app(deps: Deps) -> Starlette:
     """The routes on ``deps`` (the server's stores; tests pass theirs with a scripted model)."""
-    lanes.install(deps)  # a turn's threads lower their priority (PALACE_TURN_NICE)
+    priority.install(deps)  # a turn's threads lower their priority (PALACE_TURN_NICE)
 
     def lanes_() -> Lanes:  # made on first use: importing the app reads no setting
         return Lanes.of(deps)

@@ -6,9 +6,9 @@ for the CPU the chat turns held. So the server keeps them apart:
 - memory operations (the memory API's routes, MCP tool calls) run on a pool of their own,
   ``PALACE_MEMORY_WORKERS`` threads (:meth:`Lanes.memory`): a search never waits for a thread behind a turn;
 - a thread that runs a chat turn (a graph node, a turn's prefetch, a memory API turn) lowers its own priority by
-  ``PALACE_TURN_NICE`` (:func:`lower_this_thread`: Linux ``setpriority`` on the thread id), so when the cores are
-  short the search runs first. A lowered thread stays low (an unprivileged process cannot raise it again): that is
-  why turns and memory operations never share a pool;
+  ``PALACE_TURN_NICE`` (:func:`graph.priority.lower_this_thread`: Linux ``setpriority`` on the thread id), so
+  when the cores are short the search runs first. A lowered thread stays low (an unprivileged process cannot
+  raise it again): that is why turns and memory operations never share a pool;
 - at most ``PALACE_SERVE_TURNS`` memory API turns run at once (:class:`TurnGate`, first come first served;
   LangGraph's runs get as many workers, ``doors.serve``). A turn still waiting after ``PALACE_REQUEST_TIMEOUT_S``
   is answered :class:`~doors.overload.Overloaded` (503 with ``Retry-After``) by its route, and keeps its place:
@@ -20,34 +20,18 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import os
-import sys
-import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from graph.priority import lower_this_thread
+
 if TYPE_CHECKING:
     from graph.deps import Deps
 
 T = TypeVar("T")
-
-
-def lower_this_thread(by: int) -> bool:
-    """Lower the calling thread's CPU priority to the process's nice value plus ``by`` (at most 19; on Linux a
-    thread has a nice value of its own). Idempotent. False where it cannot: ``by`` 0, not Linux, refused."""
-    if by <= 0 or not sys.platform.startswith("linux"):
-        return False
-    tid = threading.get_native_id()
-    try:
-        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + by)
-        if os.getpriority(os.PRIO_PROCESS, tid) < target:
-            os.setpriority(os.PRIO_PROCESS, tid, target)
-    except OSError:
-        return False
-    return True
 
 
 class TurnGate:
@@ -136,13 +120,3 @@ class Lanes:
 async def _run(pool: ThreadPoolExecutor, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     ctx = contextvars.copy_context()  # like asyncio.to_thread: the caller's context variables come along
     return await asyncio.get_running_loop().run_in_executor(pool, functools.partial(ctx.run, fn, *args, **kwargs))
-
-
-def install(deps: Deps) -> None:
-    """Make every thread that runs a turn's work on ``deps`` (graph nodes, prefetches) lower its priority by
-    ``PALACE_TURN_NICE`` (read when the thread starts the work): the server's entries call this."""
-
-    def lower() -> None:
-        lower_this_thread(deps.settings.turn_nice)
-
-    deps.on_turn_thread = lower

@@ -39,7 +39,7 @@ def answered(state: State) -> dict[str, Any]:
 
 def on_turn_thread(deps: Deps, node: Callable[[State, Runtime[Context]], dict[str, Any]]) -> Any:
     """``node``, first calling ``deps.enter_turn_thread()`` in the thread it runs in (``palace serve`` lowers
-    that thread's priority there, ``doors.lanes``; elsewhere nothing). Same signature: LangGraph still injects
+    that thread's priority there, ``graph.priority``; elsewhere nothing). Same signature: LangGraph still injects
     the runtime."""
 
     @functools.wraps(node)

@@ -37,7 +37,7 @@ class Deps:
         self._models = models
         self._lock = threading.RLock()  # the server runs sync nodes in threads
         self._memo: dict[str, Any] = {}
-        # palace serve sets this (doors.lanes.install): a thread about to run a turn's work lowers its priority
+        # palace serve sets this (graph.priority.install): a thread about to run a turn's work lowers its priority
         self.on_turn_thread: Callable[[], None] | None = None
 
     @property

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from doors.lanes import Lanes, TurnGate, install, lower_this_thread
+from doors.lanes import Lanes, TurnGate
 from doors.overload import Overloaded, within
 from graph.deps import Deps
+from graph.priority import install, lower_this_thread
 from graph.settings import Settings, get_settings
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
