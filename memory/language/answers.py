@@ -289,6 +289,28 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     return bool(novel) and not novel & grounding_units(sources.replace(message, " "))
 
 
+def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence`` of an answer to the question ``message`` about something else than what it asks? The
+    question is about the memories that share a content word with it (``facts``: the recalled memories, best
+    first, then the message); a sentence that shares no word with the question, with those memories, nor with
+    recall's first memory reads out another one ("Your birthday is on March 14th." for "What do I drink in the
+    morning?" beside "My morning drink is espresso.": a small model recites what it was shown). Not judged when no
+    memory shares a word with the question (it is about no memory: "Can you help me?"), nor when the sentence is
+    in another language than the question, nor when it has no content word."""
+    memories = facts[:-1]
+    if not memories or not asks(message):
+        return False
+    said = language(sentence)
+    if language(message) not in ("", said):
+        return False
+    asked = _impersonal_units(message)
+    about = [u for u in map(_impersonal_units, memories) if u & asked]
+    if not about:
+        return False
+    units = _impersonal_units(sentence)
+    return bool(units) and not units & asked.union(*about, _impersonal_units(memories[0]))
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -300,6 +322,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
     if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
         return None, "cut a sentence about today that nothing given to the model supports"
+    if sources is not None and off_topic(sentence, message, facts):
+        return None, "cut a sentence about something else than the question"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))

@@ -12,6 +12,7 @@ from memory.language.answers import (
     check_answer,
     clean_answer,
     invented,
+    off_topic,
     replacements,
     second_person,
     speaks_as_user,
@@ -291,3 +292,34 @@ def test_the_users_voice_in_chinese_is_found_by_characters_too(sentence: str, fa
 def test_a_restated_older_value_is_found_when_the_newer_memory_names_it_too(sentence: str, older: str, newer: str,
                                                                             restates: bool) -> None:
     assert (stale(sentence, {older: newer}) == older) is restates
+
+
+
+_TOPIC = st.text("bcdfghjklm", min_size=4, max_size=8)  # the question's subject
+_OTHER = st.text("npqrstvwxz", min_size=4, max_size=8)  # another memory's: no letter in common
+_VALUE = st.text("aeiouy", min_size=4, max_size=8)
+
+
+@given(_TOPIC, _OTHER, _VALUE)
+def test_an_answer_about_another_memory_than_the_questions_gives_way_to_the_best_one(
+        topic: str, other: str, value: str) -> None:
+    """The 0.5B read out the other memories it was shown ("Your birthday is on March 14th." for "What do I drink
+    in the morning?"): a sentence sharing no word with the question nor with recall's first memory is cut, and
+    the plain answer states that memory."""
+    question, best, aside = f"What is my {topic}?", f"My {topic} is {value}.", f"My {other} is great."
+    facts = [best, aside, question]
+    assert off_topic(f"Your {other} is great.", question, facts)
+    assert not off_topic(f"Your {topic} is {value}.", question, facts)
+    assert not off_topic(f"It is {value}.", question, facts)  # shares the best memory's word
+    checked = check_answer(f"Your {other} is great.", question, sources="\n".join(facts), facts=facts)
+    assert value in checked.text and other not in checked.text
+
+
+@pytest.mark.parametrize(("sentence", "question", "best"), [
+    ("Sure.", "Can you help me?", "I live in Hangzhou."),  # a question about no memory
+    ("你住在杭州。", "Where do I live?", "I live in Hangzhou."),  # another language than the question
+    ("I'm doing well, thanks.", "I live in Hangzhou.", "I live in Hangzhou."),  # not a question
+    ("You lived in Suzhou.", "Where did I live before?", "I moved to Hangzhou."),  # 'live': a memory's word
+])
+def test_what_off_topic_does_not_judge(sentence: str, question: str, best: str) -> None:
+    assert not off_topic(sentence, question, [best, "I live in Suzhou.", question])
