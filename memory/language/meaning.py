@@ -16,7 +16,7 @@ from memory.language.links import holders
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
 from memory.language.text import sentences
-from memory.language.words import grounding_units
+from memory.language.words import grounding_units, names_a_person_first
 
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
@@ -81,6 +81,10 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
     mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
+    # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message
+    # says of someone it names (a Chinese name has no capital: the lexicon's part of speech finds it)
+    if "self" in mine and "self" not in theirs and (name := names_a_person_first(clause)) is not None:
+        return f"it is about self, the message about {name}"
     if not mine and (said_by := _holder(clause)):  # "搬家杭州了。" for "我搬到杭州了。": whose move?
         return f"it leaves out whom it is about ({'/'.join(sorted(said_by))})"
     if mine and theirs and not mine & theirs:

@@ -62,3 +62,19 @@ def names_something(word: str) -> bool:
         return True
     tag = _tags().get(word)
     return tag is None or tag.startswith(_NAMING_TAGS)
+
+
+def names_a_person_first(text: str) -> str | None:
+    """The person's name a Chinese ``text`` opens with ("小梅" of "小梅离开了阿里巴巴": jieba's part of speech nr,
+    a person's name), or None (a verb, a pronoun, a noun: "搬到苏州了", "我搬到苏州了")."""
+    import logging
+
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    run = _CJK_RUN.match(text.lstrip(" \t\"'“‘("))
+    if run is None:
+        return None
+    first = next(iter(jieba.posseg.lcut(run.group(0))), None)
+    return first.word if first is not None and first.flag == "nr" else None

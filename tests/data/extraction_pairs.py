@@ -40,6 +40,10 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我妈妈不在超市上班了。", "我妈妈在超市上班。", "changes"),
     # modality added or lost
     ("I want to learn the cello.", "The user plays the cello.", "changes"),
+    # the user made the subject of what the message says of someone named: the new-user trial, the 0.5B
+    ("小梅离开了阿里巴巴，现在在腾讯工作。", "用户小梅离开了阿里巴巴，目前在腾讯工作。", "changes"),
+    ("小王去年去了北京。", "用户去年去了北京。", "changes"),
+    ("搬到苏州了。", "用户搬到苏州了。", "keeps"),
     # a decision is not the deed: bench updates test en-car-0, the 0.5B
     ("I switched to a Nissan Leaf.", "I decided to switch to a Nissan Leaf.", "changes"),
     ("我换了一辆比亚迪。", "用户决定换一辆比亚迪。", "changes"),
