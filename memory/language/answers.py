@@ -311,6 +311,20 @@ def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
     return bool(units) and not units & asked.union(*about, _impersonal_units(memories[0]))
 
 
+def commentary(sentence: str, message: str, sources: str) -> bool:
+    """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: most of its
+    content words (three or more) in no source? "Green tea is a popular beverage that has been enjoyed by many
+    people around the world for centuries." for "I live in Hangzhou and I love green tea.": a statement is
+    acknowledged, not lectured on. A short acknowledgement ("Nice!", "Got it") and a sentence in another language
+    than the message are not judged."""
+    if asks(message) or language(message) not in ("", language(sentence)):
+        return False
+    units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
+    if len(units) < 3:
+        return False
+    return len(units & grounding_units(sources)) * 2 < len(units)
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -324,6 +338,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence about today that nothing given to the model supports"
     if sources is not None and off_topic(sentence, message, facts):
         return None, "cut a sentence about something else than the question"
+    if sources is not None and commentary(sentence, message, sources):
+        return None, "cut a remark on a statement that adds what nothing said"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))

@@ -11,6 +11,7 @@ from memory.language.answers import (
     SentenceGuard,
     check_answer,
     clean_answer,
+    commentary,
     invented,
     off_topic,
     replacements,
@@ -323,3 +324,16 @@ def test_an_answer_about_another_memory_than_the_questions_gives_way_to_the_best
 ])
 def test_what_off_topic_does_not_judge(sentence: str, question: str, best: str) -> None:
     assert not off_topic(sentence, question, [best, "I live in Suzhou.", question])
+
+
+
+@given(st.lists(st.text("qrstvwxz", min_size=4, max_size=8), min_size=3, max_size=6, unique=True))
+def test_a_statement_is_acknowledged_not_lectured_on(words: list[str]) -> None:
+    """The new-user trial: "I live in Hangzhou and I love green tea." got three sentences on green tea's health
+    benefits. A remark on a statement whose words mostly come from nowhere is cut; the plain answer acknowledges."""
+    message = "I live in Hangzhou and I love green tea."
+    remark = "Green tea " + " ".join(words) + "."
+    assert commentary(remark, message, message)
+    assert check_answer(remark, message, sources=message, facts=[message]).text == "Got it."
+    for kept in ("Got it, you live in Hangzhou and love green tea.", "Nice!", "好的。"):
+        assert not commentary(kept, message, message)
