@@ -353,6 +353,9 @@ def test_web_inspector_in_a_real_browser(served: Served) -> None:
         assert jasmine not in {d["id"] for d in served.api("GET", ALICE, "/review")}  # type: ignore[union-attr]
         box.clear()  # every memory again, then the accepted one's history
         driver.find_element(By.CSS_SELECTOR, "#search button").click()  # type: ignore[attr-defined]
+        # the search's table is drawn when the status says how many memories it shows (the status said "kept
+        # both" before): a row found in the table before it would go stale under the click (seen under load)
+        wait.until(lambda d: d.find_element(By.ID, "status").text.endswith(" memories"))
         row = f'#memories tr[data-id="{new_id}"]'
         wait.until(lambda d: "active" in d.find_element(By.CSS_SELECTOR, row).text)
         driver.find_element(By.CSS_SELECTOR, row + " a.history-link").click()  # type: ignore[attr-defined]
