@@ -198,15 +198,17 @@ def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
     return out
 
 
-def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig, *, by_slot: bool = False
-                   ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
+def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig, *, by_slot: bool = False,
+                   present: bool = False) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
     :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced). ``by_slot``: as
     for :func:`stated_changes`."""
     changes = stated_changes(ranked[:top_k], by_slot=by_slot)
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
-    for new, olds in restated(answer_set(ranked, top_k)).items():
+    # a restatement orders only for a question about now ("who is my manager now?"), unless configured for every
+    # question (RankingConfig.restatements)
+    for new, olds in (restated(answer_set(ranked, top_k)) if config.restatements or present else {}).items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
     return implied, changes
 
@@ -344,7 +346,7 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
                            present=present, config=cfg, topic=topic)
     changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None)
+        implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None, present=present)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
                                             implied))
     memories = mark_chains(ranked[: max(0, top_k)], changes)

@@ -105,7 +105,10 @@ def test_unrelated_newer_memories_never_displace_the_newest_relevant_one(edge: E
                                                                          topic: tuple[str, list[str]],
                                                                          data: st.DataObject) -> None:
     question, relevant = topic
-    ages = data.draw(st.lists(st.floats(2, 400), min_size=len(relevant), max_size=len(relevant), unique=True))
+    # ages a millisecond apart at least: timestamps are milliseconds, and two memories of the same millisecond have
+    # no newest (hypothesis drew 399.99999999999994 and 400.0 days)
+    ages = data.draw(st.lists(st.floats(2, 400), min_size=len(relevant), max_size=len(relevant),
+                              unique_by=lambda a: round(a * 86_400_000)))
     newest = relevant[ages.index(min(ages))]
     noise = data.draw(st.lists(st.sampled_from(UNRELATED), max_size=len(UNRELATED), unique=True))
     noise_ages = data.draw(st.lists(st.floats(0, min(ages) - 1), min_size=len(noise), max_size=len(noise)))
