@@ -203,8 +203,16 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
     :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced). ``by_slot``: as
-    for :func:`stated_changes`."""
+    for :func:`stated_changes`. For a question about now every stated change counts; for one naming no time only
+    those among the memories that stand out for it (:func:`answer_set`), with the older ones that stand out too."""
     changes = stated_changes(ranked[:top_k], by_slot=by_slot)
+    if not present:
+        # a question naming no time ("What did Caroline research?") links a stated change only to what stands out
+        # for it with the change: every turn of a conversation says whom, and "I just started a pottery class"
+        # otherwise rose above the older turn the question was about (LoCoMo R@5 68.6 -> 64.0 on its first
+        # conversation)
+        stand_out = {r.memory.id for r in answer_set(ranked, top_k)}
+        changes = {new: olds & stand_out for new, olds in changes.items() if new in stand_out and olds & stand_out}
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
     # a restatement orders only for a question about now ("who is my manager now?"), unless configured for every
     # question (RankingConfig.restatements)

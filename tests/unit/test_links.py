@@ -457,3 +457,26 @@ def test_a_phrase_that_opens_with_a_preposition_and_names_no_one_keeps_its_sente
     assert fragment_reason("Since 2019 my sister has lived in Oslo.") is None
     assert standalone("At Quillon, Arvo leads design.", "At Quillon, Arvo leads design.") == \
         "At Quillon, Arvo leads design."  # kept as written when nothing better exists
+
+
+# (older, newer) turns of one speaker: the newer states a change, about something else than the question asks
+SPEAKER_TURNS = [
+    ("Caroline: I researched adoption agencies last week", "Caroline: I switched to a pottery class on Fridays"),
+    ("Melanie: We camped by the lake with the kids", "Melanie: I moved my painting studio to the garage"),
+    ("小林：我上个月去了趟敦煌看壁画", "小林：我换了一家健身房，现在去城东那家"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SPEAKER_TURNS)
+def test_a_stated_change_that_does_not_stand_out_orders_only_a_question_about_now(old: str, new: str) -> None:
+    """Every turn of a conversation says whom, so a stated change is "about the same person" as every older
+    turn of its speaker. For a question naming no time it follows only what stands out for the question with
+    it: here only the older turn does, which stays first (LoCoMo R@5 on its first conversation: 64.0 with every
+    stated change linked, 68.2 with this rule). For a question about now the change still ranks first."""
+    ranked = [_told(old, 0.88, 1), _told(new, 0.86, 4), _told("Caroline: The weather was lovely", 0.85, 2),
+              _told("Melanie: Thanks for asking", 0.85, 3), _told("小林：好的", 0.84, 5)]
+    implied, _ = question_links(ranked, 5, RankingConfig())
+    assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == old
+    implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
+    assert old in changes[new]
+    assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == new
