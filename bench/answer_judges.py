@@ -109,8 +109,8 @@ def _words(text: str) -> set[str]:
 def invented(answer: str, said: Iterable[str]) -> list[str]:
     """What ``answer`` states that nothing in ``said`` (everything the user said in the scenario up to this turn,
     and the turns' dates: :func:`date_words`) holds: numbers (digits, number words, Chinese numerals of two
-    characters or a count), capitalised words (a sentence's first word only when it is no common opener),
-    Latin words inside Chinese, titles in quotes or 《》, and two characters after a naming word (叫, 住在, 搬到 ...).
+    characters or a count), capitalised words (an English sentence's first word only when it is no common opener),
+    titles in quotes or 《》, and two characters after a naming word (叫, 住在, 搬到 ...).
     Case does not count."""
     source = "\n".join(said)
     known_words, known_numbers = _words(source), _numbers(source)
@@ -125,7 +125,7 @@ def invented(answer: str, said: Iterable[str]) -> list[str]:
             before = sentence[:m.start()].rstrip(" \t\"'“‘(*-")
             first = not before or before.endswith((":", "：", "—"))
             name_like = any(c.isupper() for c in word)  # "Lisbon", "iPhone"
-            if not chinese and (not name_like or (first and low in _OPENERS)):
+            if not name_like or (first and not chinese and low in _OPENERS):
                 continue
             if low not in known_words and low.removesuffix("'s").removesuffix("’s") not in known_words:
                 out.append(word)
@@ -206,7 +206,7 @@ _ABSTAIN = re.compile(
     r"\bnot aware\b|"
     r"\bno (?:idea|information|record|memory|details?)\b|\bnot sure\b|\bunknown\b|\bcan(?:'t|’t|not) (?:tell|say|"
     r"recall|remember|find)\b|\bhaven't (?:heard|got)\b|"
-    r"没有?(?:告诉|提到|提过|说过|讲过|跟我说|和我说|记录|相关)|未(?:告诉|提到|提及)|不知道|不清楚|不确定|无从得知|"
+    r"没有?(?:告诉|提到|提过|说过|讲过|跟我说|和我说|记录|相关)|未(?:告诉|提到|提及)|不知道|不清楚|不确定|不太确定|不太清楚|无从得知|"
     r"不记得|还不了解|没听你说",
     re.IGNORECASE)
 

@@ -19,8 +19,10 @@ import argparse
 import json
 import re
 import sys
+import tempfile
 import time
 import uuid
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,10 @@ from bench.scenarios import SCENARIOS, Scenario, Turn
 from bench.stats import percentile
 from graph.api import forget_user, run_turn
 from graph.deps import Deps
-from graph.models import describe
+from graph.models import ModelProvider, describe
 from graph.resources import Resources
 from graph.settings import get_settings
+from memory.edge import EdgeClient
 from memory.errors import PalaceError
 from memory.language.answers import degenerate
 
@@ -73,8 +76,8 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "abstained_unknown": _pct(sum(t["abstained"] for t in unknown), len(unknown))}
 
 
-def run(limit: int | None = None, lang: str | None = None, split: str = "test",
-        details: Path | None = None) -> dict[str, Any]:
+def run(limit: int | None = None, lang: str | None = None, split: str = "test", details: Path | None = None,
+        models: ModelProvider | None = None) -> dict[str, Any]:
     # answers, not speed, are measured here: a generous model timeout, so a busy machine does not fail a scenario
     settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai",
                             model_timeout_s=600, local_model_timeout_s=600)
@@ -85,8 +88,10 @@ def run(limit: int | None = None, lang: str | None = None, split: str = "test",
     extractions: list[bool] = []
     ttft: list[float] = []
     turn_ms: list[float] = []
-    with Resources(settings) as res:
-        deps = Deps(settings, resources=res)
+    # a Qdrant of its own: the embedded engine admits one process, and another may own the default data directory
+    with tempfile.TemporaryDirectory(prefix="palace-answers-") as tmp, \
+            closing(EdgeClient(Path(tmp) / "edge")) as client, Resources(settings, _qdrant=client) as res:
+        deps = Deps(settings, resources=res, models=models)
         model = describe(deps.models.chat())[0]
         for sc in progress(scenarios, "scenarios"):
             user = f"bench-{sc.name}-{uuid.uuid4().hex[:6]}"
