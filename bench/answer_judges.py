@@ -54,10 +54,12 @@ _ZH_COUNTED = re.compile(r"(?!一(?![零〇一二两三四五六七八九十百�
 _ZH_TITLE = re.compile(r"[《「『“\"]([^》」』”\"]{1,20})[》」』”\"]")
 # A word that names what follows: 叫 X, 住在 X, 搬到 X, 去了 X, 在 X 工作...
 _ZH_NAMED = re.compile(r"(?:名叫|叫做|叫|名字是|住在|搬到了?|搬去了?|飞去|飞往|去了|来自|姓)([\u4e00-\u9fff]{2})")
+_ZH_NAMED_VALUE = re.compile(r"(?:是|为)([\u4e00-\u9fff]{2,4})(?=[。！!？?，,；;]|$)")  # 老师是李华。
 _ZH_NAMED_PLACE = re.compile(r"在([\u4e00-\u9fff]{2,4}?)(?:工作|上班|读书|上学)")
 _ZH_NOT_NAMES = frozenset({"什么", "哪里", "哪儿", "哪个", "哪家", "这里", "那里", "这个", "那个", "一个", "一只",
                            "一名", "一位", "一家", "一下", "一趟", "自己", "不知", "没有", "还没", "公司",
-                           "学校", "医院", "家里", "附近"})
+                           "学校", "医院", "家里", "附近", "真的", "这样", "对的", "好的", "正确", "可以", "知道",
+                           "谁呀", "多少", "几岁", "哪天", "不是", "这件", "那件"})
 
 
 def _zh_number(text: str) -> int | None:
@@ -110,7 +112,8 @@ def invented(answer: str, said: Iterable[str]) -> list[str]:
     """What ``answer`` states that nothing in ``said`` (everything the user said in the scenario up to this turn,
     and the turns' dates: :func:`date_words`) holds: numbers (digits, number words, Chinese numerals of two
     characters or a count), capitalised words (an English sentence's first word only when it is no common opener),
-    titles in quotes or 《》, and two characters after a naming word (叫, 住在, 搬到 ...).
+    titles in quotes or 《》, and two characters after a naming word (叫, 住在, 搬到 ...) or closing a
+    sentence after 是 ("老师是李华。").
     Case does not count."""
     source = "\n".join(said)
     known_words, known_numbers = _words(source), _numbers(source)
@@ -125,13 +128,14 @@ def invented(answer: str, said: Iterable[str]) -> list[str]:
             before = sentence[:m.start()].rstrip(" \t\"'“‘(*-")
             first = not before or before.endswith((":", "：", "—"))
             name_like = any(c.isupper() for c in word)  # "Lisbon", "iPhone"
-            if not name_like or (first and not chinese and low in _OPENERS):
+            opener = low in _OPENERS or re.split("['’]", low)[0] in _OPENERS  # "You're", "Here's"
+            if not name_like or (first and not chinese and opener):
                 continue
             if low not in known_words and low.removesuffix("'s").removesuffix("’s") not in known_words:
                 out.append(word)
     out += [t for t in _ZH_TITLE.findall(answer) if _CJK.search(t) and t not in source]
-    named = [m for m in _ZH_NAMED.findall(answer) + _ZH_NAMED_PLACE.findall(answer)
-             if m not in _ZH_NOT_NAMES and m[0] not in "我你他她它什哪这那谁"]
+    named = [m for pattern in (_ZH_NAMED, _ZH_NAMED_PLACE, _ZH_NAMED_VALUE) for m in pattern.findall(answer)
+             if m[:2] not in _ZH_NOT_NAMES and m[0] not in "我你他她它什哪这那谁"]
     out += [m for m in named if m[:2] not in source]
     return out
 
@@ -214,3 +218,11 @@ _ABSTAIN = re.compile(
 def abstains(answer: str) -> bool:
     """Does ``answer`` say it was not told, or does not know (either language)?"""
     return bool(_ABSTAIN.search(answer))
+
+
+BRIEF_WORDS = 15  # an acknowledgement at most this long (English words; Chinese: twice as many characters)
+
+
+def brief(answer: str) -> bool:
+    """Is ``answer`` short enough to be an acknowledgement (a statement or small talk needs no more)?"""
+    return 0 < len(_LATIN.findall(answer)) + len(_CJK.findall(answer)) / 2 <= BRIEF_WORDS

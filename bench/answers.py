@@ -8,9 +8,10 @@ loop, prompt echo or another language than the message (memory/language/answers.
 states a number or name nothing the user said in the scenario, nor a turn's date, holds; wrong_voice = it says the
 user's facts as the user; stuck = (nearly) an earlier answer of the session to another message (these three: share
 of all answers); abstained_unknown = share of the questions about what was never told answered that it was not
-told, with nothing invented. extraction_parsed = share of the turns that called the extractor whose reply parsed;
-ttft / turn = the session's turns. ``--split`` picks the dev or test half (a hash of the name; tune on dev only).
-The model is the configured one: the bundled local model when none is set.
+told, with nothing invented; acknowledged = share of the statements and small talk answered briefly (15 words or
+30 Chinese characters at most) with nothing invented. extraction_parsed = share of the turns that called the
+extractor whose reply parsed; ttft / turn = the session's turns. ``--split`` picks the dev or test half (a hash of
+the name; tune on dev only). The model is the configured one: the bundled local model when none is set.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bench.answer_judges import abstains, date_words, invented, stuck, wrong_voice
+from bench.answer_judges import abstains, brief, date_words, invented, stuck, wrong_voice
 from bench.retrieval import progress
 from bench.scenarios import SCENARIOS, Scenario, Turn
 from bench.stats import percentile
@@ -67,21 +68,23 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     turns = [t for r in rows for t in r["turns"]]
     facts = [t for t in turns if t["kind"] == "fact"]
     unknown = [t for t in turns if t["kind"] == "unknown"]
+    heard = [t for t in turns if t["kind"] in ("statement", "smalltalk")]
     return {"cases": len(rows), "turns": len(turns), "fact_questions": len(facts), "unknown_questions": len(unknown),
             "correct": _pct(sum(t["correct"] for t in facts), len(facts)),
             "degenerate": _pct(sum(bool(t["degenerate"]) for t in turns), len(turns)),
             "invented": _pct(sum(bool(t["invented"]) for t in turns), len(turns)),
             "stuck": _pct(sum(t["stuck"] for t in turns), len(turns)),
             "wrong_voice": _pct(sum(bool(t["wrong_voice"]) for t in turns), len(turns)),
-            "abstained_unknown": _pct(sum(t["abstained"] for t in unknown), len(unknown))}
+            "abstained_unknown": _pct(sum(t["abstained"] for t in unknown), len(unknown)),
+            "acknowledged": _pct(sum(t["acknowledged"] for t in heard), len(heard))}
 
 
 def run(limit: int | None = None, lang: str | None = None, split: str = "test", details: Path | None = None,
-        models: ModelProvider | None = None) -> dict[str, Any]:
+        models: ModelProvider | None = None, offset: int = 0) -> dict[str, Any]:
     # answers, not speed, are measured here: a generous model timeout, so a busy machine does not fail a scenario
     settings = get_settings(key_prefix=f"bench{uuid.uuid4().hex[:8]}", timezone="Asia/Shanghai",
                             model_timeout_s=600, local_model_timeout_s=600)
-    scenarios = select(split, lang)[:limit]
+    scenarios = select(split, lang)[offset:][:limit]
     tz = ZoneInfo(settings.timezone)
     asked_at = datetime(2026, 12, 3, 10, 0, tzinfo=tz)
     rows: list[dict[str, Any]] = []
@@ -128,7 +131,8 @@ def _judged(turn: Turn, answer: str, said: list[str], statements: list[str], ear
             "degenerate": degenerate(answer, turn.text) or "", "invented": made_up,
             "wrong_voice": wrong_voice(answer, statements) if answer else [],
             "stuck": bool(answer) and stuck(answer, turn.text, earlier),
-            "abstained": turn.kind == "unknown" and abstains(answer) and not made_up, "error": error}
+            "abstained": turn.kind == "unknown" and abstains(answer) and not made_up,
+            "acknowledged": turn.kind in ("statement", "smalltalk") and brief(answer) and not made_up, "error": error}
 
 
 def _scenario(deps: Deps, sc: Scenario, user: str, asked_at: datetime, extractions: list[bool],
@@ -189,6 +193,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="test",
                         help="which scenarios (split by a hash of their name; default test, never tuned on)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N scenarios")
+    parser.add_argument("--offset", type=int, default=0, help="skip the first N scenarios of the split")
     parser.add_argument("--lang", choices=["en", "zh"], default=None, help="only one language")
     parser.add_argument("--save", action="store_true", help="write bench/results/answers.json for the report")
     parser.add_argument("--details", type=Path, default=None,
@@ -201,8 +206,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from bench.report import save
 
     t0, load = time.perf_counter(), os.getloadavg()[0]
-    result = run(args.limit, args.lang, args.split, args.details)
-    result["limit"] = args.limit
+    result = run(args.limit, args.lang, args.split, args.details, offset=args.offset)
+    result["limit"], result["offset"] = args.limit, args.offset
     if args.save:
         save("answers", result, t0, load)
     return result
@@ -211,7 +216,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> str:
     split = f" on {r['split']}" if r.get("split") else ""
     judged = (f"invented {r['invented']}%, stuck {r['stuck']}%, wrong voice {r['wrong_voice']}%, "
-              f"abstained on the never told {r['abstained_unknown']}%, " if "invented" in r else "")
+              f"abstained on the never told {r['abstained_unknown']}%, "
+              f"acknowledged briefly {r.get('acknowledged', '-')}%, " if "invented" in r else "")
     turns = f" ({r['turns']} turns)" if "turns" in r else ""
     return (f"{r['model']}{split}: {r['cases']} scenarios{turns}, correct {r['correct']}%, "
             f"degenerate {r['degenerate']}%, {judged}"

@@ -76,11 +76,12 @@ def test_the_split_is_a_stable_hash_of_the_name_and_disjoint() -> None:
 def test_figures_count_each_turn_once_and_unknowns_apart() -> None:
     def turn(kind: str, **verdicts: object) -> dict[str, object]:
         return {"kind": kind, "correct": False, "degenerate": "", "invented": [], "stuck": False, "wrong_voice": [],
-                "abstained": False, **verdicts}
+                "abstained": False, "acknowledged": False, **verdicts}
 
     rows = [{"turns": [turn("fact", correct=True), turn("unknown", abstained=True), turn("smalltalk", stuck=True)]},
-            {"turns": [turn("fact"), turn("unknown", invented=["30"]), turn("statement", wrong_voice=["I am."])]}]
+            {"turns": [turn("fact"), turn("unknown", invented=["30"]),
+                       turn("statement", wrong_voice=["I am."], acknowledged=True)]}]
     f = figures(rows)
     assert (f["cases"], f["turns"], f["fact_questions"], f["unknown_questions"]) == (2, 6, 2, 2)
-    assert (f["correct"], f["abstained_unknown"]) == (50.0, 50.0)
+    assert (f["correct"], f["abstained_unknown"], f["acknowledged"]) == (50.0, 50.0, 50.0)
     assert (f["invented"], f["stuck"], f["wrong_voice"], f["degenerate"]) == (16.7, 16.7, 16.7, 0.0)

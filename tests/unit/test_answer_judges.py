@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.answer_judges import abstains, date_words, invented, stuck, wrong_voice
+from bench.answer_judges import abstains, brief, date_words, invented, stuck, wrong_voice
 
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 # uncommon characters, so a generated Chinese name is never a word of the fixed texts around it
@@ -65,6 +65,8 @@ def test_a_chinese_name_never_said_is_invented(told: str, other: str) -> None:
     assert invented(f"你的狗叫{told}。", said) == []
     assert bool(invented(f"你的狗叫{other}。", said)) == (other[:2] != told[:2])
     assert bool(invented(f"你住在{other}。", said)) == (other[:2] not in told)
+    assert bool(invented(f"你的狗的名字是{other}。", said)) == (other[:2] != told[:2])
+    assert invented("这是真的。", said) == []
 
 
 @given(names())
@@ -159,3 +161,12 @@ def test_saying_it_was_not_told_is_an_abstention_in_chinese(thing: str, template
 def test_an_answer_that_states_a_value_is_no_abstention(name: str) -> None:
     assert not abstains(f"Your mum's name is {name}.")
     assert not abstains(f"You told me your sister is {name}.")  # told, not "not told"
+
+
+# --- brief ---------------------------------------------------------------------------------------------------------
+
+@given(st.integers(min_value=1, max_value=15), st.integers(min_value=16, max_value=60))
+def test_an_acknowledgement_is_brief(short: int, long: int) -> None:
+    assert brief(" ".join(["noted"] * short)) and not brief(" ".join(["noted"] * long))
+    assert brief("好" * (2 * short)) and not brief("好" * (2 * long))
+    assert not brief("")
