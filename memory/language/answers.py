@@ -16,7 +16,7 @@ from memory.language.junk import asks
 from memory.language.meaning import clauses
 from memory.language.temporal import time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
-from memory.language.words import grounding_units
+from memory.language.words import chinese_names, grounding_units
 
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
@@ -149,7 +149,9 @@ def invented(sentence: str, sources: str) -> list[str]:
     was given: the message, the session window, the recalled memories, the time hint) never says: what a small
     model made up ("for $10,000", "The weather in 2026-12-04", "You were joined by Microsoft"). A sentence's first
     word counts only when it could only be a name (a capital or a digit inside it: "iPhone", "P40"); in a Chinese
-    sentence every Latin word is one."""
+    sentence every Latin word is one, and so is a name jieba tags or the sentence quotes
+    (:func:`memory.language.words.chinese_names`: "佩洛西·罗德曼", 名为“百味斋”) unless every character of it
+    is in ``sources`` (jieba tags 哥哥 a place; "你哥哥" answers "我哥")."""
     known_digits = _digits(sources)
     known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
     known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
@@ -165,6 +167,8 @@ def invented(sentence: str, sources: str) -> list[str]:
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
+    if cjk:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
+        out += [w for w in chinese_names(sentence) if w not in sources and not set(w) <= set(sources)]
     return out
 
 

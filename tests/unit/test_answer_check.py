@@ -337,3 +337,32 @@ def test_a_statement_is_acknowledged_not_lectured_on(words: list[str]) -> None:
     assert check_answer(remark, message, sources=message, facts=[message]).text == "Got it."
     for kept in ("Got it, you live in Hangzhou and love green tea.", "Nice!", "好的。"):
         assert not commentary(kept, message, message)
+
+
+_SURNAMES = "王李张刘陈杨赵黄周吴徐孙马朱胡郭何高林罗"
+_GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰"
+_SHOP_CHARS = "味香居轩阁坊斋园楼庄堂记福源"
+
+
+@given(st.sampled_from(_SURNAMES), st.text(alphabet=_GIVEN, min_size=1, max_size=2),
+       st.text(alphabet=_SHOP_CHARS, min_size=3, max_size=3), st.booleans())
+def test_a_chinese_name_nothing_said_is_invented(surname: str, given_name: str, shop: str, told: bool) -> None:
+    """Chinese names have no capital: a person's name (generated, so in no table) or a quoted name the sources
+    never say is invented; the same sentence with the name told is not."""
+    person = surname + given_name
+    sources = (f"我的西班牙语老师叫{person}。我常去一家叫“{shop}”的餐厅。" if told
+               else "我在学西班牙语。我喜欢吃川菜。")
+    said_person = f"你的西班牙语老师是{person}。"
+    said_shop = f"你喜欢一家名为“{shop}”的餐厅。"
+    if told:
+        assert invented(said_person, sources) == []
+        assert invented(said_shop, sources) == []
+    else:
+        assert shop in invented(said_shop, sources)
+        assert invented(said_person, sources), said_person  # jieba tags a surname and given name a person
+
+
+@pytest.mark.parametrize("sentence", ["你哥哥李伟是一名飞行员。", "你哥在东航当飞行员。", "你住在杭州，喜欢喝龙井茶。"])
+def test_a_chinese_name_said_in_other_words_is_not_invented(sentence: str) -> None:
+    """jieba tags 哥哥 a place; a name whose every character was said (哥 of 我哥) is no invention."""
+    assert invented(sentence, "我哥李伟在东航当飞行员。我住在杭州，喜欢喝龙井茶。") == []
