@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from memory.language.junk import asks
 from memory.language.meaning import clauses
@@ -23,6 +24,40 @@ _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(da
                    r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
                    r"You are Memory Palace|You are a friendly assistant|as a friendly assistant|"
                    r"The user's current time|\{\"text\": ", re.IGNORECASE)
+
+
+# The answer prompts an answer may echo (one of their sentences read back: 'Address the user as "you".').
+_ANSWER_PROMPTS = ("respond_system", "respond_compact", "time_hint")
+ECHO_WORDS = 5  # a run of this many words of a prompt's own text in a sentence is the prompt read back
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.replace("’", "'").lower())
+
+
+@cache
+def _prompt_runs() -> frozenset[tuple[str, ...]]:
+    """Every run of :data:`ECHO_WORDS` words of the answer prompts' own text (not what fills them: a placeholder
+    or a tag breaks a run, so the memories and the time quoted in a prompt are no echo)."""
+    from prompts import load
+
+    runs: set[tuple[str, ...]] = set()
+    for name in _ANSWER_PROMPTS:
+        for part in re.split(r"\$\{\w+\}|<[^>]*>", load(name)):
+            words = _words(part)
+            runs |= {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+    return frozenset(runs)
+
+
+def echoes_prompt(sentence: str) -> bool:
+    """Does ``sentence`` read back a line of the answer prompts (:data:`_ECHO`'s known lines, or a run of
+    :data:`ECHO_WORDS` words of any of their text: every line of them, as the prompt files say it today)? The
+    prompts are English: a Chinese echo is a translation, which :data:`_ECHO` and the time stamp catch."""
+    if _ECHO.search(sentence):
+        return True
+    words = _words(sentence)
+    runs = _prompt_runs()
+    return any(tuple(words[i:i + ECHO_WORDS]) in runs for i in range(len(words) - ECHO_WORDS + 1))
 
 
 def _cut_loop(text: str) -> str:
@@ -40,7 +75,7 @@ def clean_answer(text: str) -> str:
     kept = []
     for sentence in sentence_spans(out):
         key = " ".join(sentence.lower().split())
-        if (key and key in seen) or _ECHO.search(sentence):  # repeated, or our prompt's words inside a line
+        if (key and key in seen) or echoes_prompt(sentence):  # repeated, or our prompt's words inside a line
             continue
         seen.add(key)
         kept.append(sentence)
@@ -123,7 +158,7 @@ def degenerate(answer: str, message: str) -> str | None:
         return "empty"
     if _cut_loop(answer) != answer and len(answer) - len(_cut_loop(answer)) > 20:
         return "a loop"
-    if _ECHO.search(answer):
+    if any(echoes_prompt(s) for s in sentence_spans(answer)):
         return "prompt echo"
     asked, said = language(message), language(answer)
     if asked and said and asked != said:
@@ -144,14 +179,15 @@ def _digits(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
 
 
-def invented(sentence: str, sources: str) -> list[str]:
+def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     """The numbers, dates and names in ``sentence`` (one sentence of an answer) that ``sources`` (what the model
     was given: the message, the session window, the recalled memories, the time hint) never says: what a small
     model made up ("for $10,000", "The weather in 2026-12-04", "You were joined by Microsoft"). A sentence's first
     word counts only when it could only be a name (a capital or a digit inside it: "iPhone", "P40"); in a Chinese
     sentence every Latin word is one, and so is a name jieba tags or the sentence quotes
     (:func:`memory.language.words.chinese_names`: "佩洛西·罗德曼", 名为“百味斋”) unless every character of it
-    is in ``sources`` (jieba tags 哥哥 a place; "你哥哥" answers "我哥")."""
+    is in ``sources`` (jieba tags 哥哥 a place; "你哥哥" answers "我哥"). ``chinese=False`` leaves those out: jieba
+    tags 谢谢 a person, so only an answer to a question (where a name is a claim) is judged by them."""
     known_digits = _digits(sources)
     known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
     known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
@@ -167,7 +203,7 @@ def invented(sentence: str, sources: str) -> list[str]:
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
-    if cjk:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
+    if cjk and chinese:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
         out += [w for w in chinese_names(sentence) if w not in sources and not set(w) <= set(sources)]
     return out
 
@@ -346,7 +382,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a remark on a statement that adds what nothing said"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
-        invented(sentence, allowed) or (["the prompt's time"] if _STAMP.search(sentence) else []))
+        invented(sentence, allowed, chinese=asks(message))
+        or (["the prompt's time"] if _STAMP.search(sentence) else []))
     if made_up:
         return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
     if speaks_as_user(sentence, facts):
@@ -479,7 +516,7 @@ class SentenceGuard:
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())
-        if not key or key in self._seen or _ECHO.search(sentence):
+        if not key or key in self._seen or echoes_prompt(sentence):
             return
         self._seen.add(key)
         if any(similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
