@@ -351,6 +351,21 @@ def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
     return bool(units) and not units & asked.union(*about, _impersonal_units(memories[0]))
 
 
+def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence``, in the answer to a message that asks nothing (a statement, small talk), a memory read out
+    that the message is not about? It shares a content word with a recalled memory and none with the message:
+    "It was a wonderful experience sailing around Crete!" for "sweet", "你哥哥李伟是一名飞行员。" for "来了来了",
+    "You are getting married in June." (the friend is) for "quick question". A reply to what was said shares its
+    words ("Got it, you moved to Hangzhou." for "I live in Hangzhou now."); one that shares nothing with anything
+    ("Hi! How can I help?") is not judged here. Not judged in another language than the message."""
+    memories = facts[:-1]
+    if not memories or asks(message) or language(message) not in ("", language(sentence)):
+        return False
+    units = _impersonal_units(sentence)
+    return bool(units) and not units & _impersonal_units(message) and any(units & _impersonal_units(m)
+                                                                          for m in memories)
+
+
 def commentary(sentence: str, message: str, sources: str) -> bool:
     """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: most of its
     content words (three or more) in no source? "Green tea is a popular beverage that has been enjoyed by many
@@ -371,6 +386,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     Punctuation alone is no sentence."""
     if not any(c.isalnum() for c in sentence):
         return None, ""
+    if any(opener.fullmatch(sentence) and not fits.search(message) for opener, fits in _OPENERS):
+        return None, "cut an opener the message gives no reason for"  # '不客气！' alone, to '嗯嗯，懂了'
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
@@ -378,6 +395,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence about today that nothing given to the model supports"
     if sources is not None and off_topic(sentence, message, facts):
         return None, "cut a sentence about something else than the question"
+    if sources is not None and recites(sentence, message, facts):
+        return None, "cut a memory read out to a message that is not about it"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement that adds what nothing said"
     allowed = allowed_sources(sources or "", message, now)

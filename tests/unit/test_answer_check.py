@@ -14,6 +14,7 @@ from memory.language.answers import (
     commentary,
     invented,
     off_topic,
+    recites,
     replacements,
     second_person,
     speaks_as_user,
@@ -415,3 +416,49 @@ def test_answers_from_the_users_facts_are_no_echo() -> None:
             if isinstance(fact, str)]
     assert len(said) >= 40
     assert [s for s in said if echoes_prompt(s)] == []
+
+
+_CHATTER = st.sampled_from(["sweet", "lol ok", "cool", "quick question", "haha nice", "来了来了", "哈哈好的", "嗯嗯"])
+
+
+@given(_TOPIC, _VALUE, st.text("山水花鸟鱼虫云雨", min_size=2, max_size=3),
+       st.text("红绿蓝黄紫", min_size=2, max_size=3), _CHATTER)
+def test_small_talk_is_not_answered_with_a_memory(topic: str, value: str, zh_topic: str, zh_value: str,
+                                                  chatter: str) -> None:
+    """helper-23's bench answers run: "sweet" got "It was a wonderful experience sailing around Crete!" and
+    "来了来了" got "你哥哥李伟是一名飞行员。". A sentence that reads out a memory the message shares no word with is
+    cut; the plain answer acknowledges."""
+    if not chatter.isascii():
+        topic, value = zh_topic, zh_value
+    memory = f"My {topic} is {value}." if chatter.isascii() else f"我的{topic}是{value}。"
+    read_out = f"Your {topic} is {value}!" if chatter.isascii() else f"你的{topic}是{value}！"
+    facts = [memory, chatter]
+    assert recites(read_out, chatter, facts)
+    checked = check_answer(read_out, chatter, sources="\n".join(facts), facts=facts)
+    assert value not in checked.text and checked.changes
+
+
+@pytest.mark.parametrize(("sentence", "message"), [
+    ("Got it, you moved to Hangzhou.", "I live in Hangzhou now."),  # shares the message's words
+    ("Hi! How can I help?", "hi"),  # shares nothing with any memory
+    ("Nice, Tom must be proud.", "Tom got promoted."),
+    ("Where do you live?", "Where do I live?"),  # a question is off_topic's to judge
+    ("你住在杭州。", "lol ok"),  # another language than the message
+])
+def test_what_recites_does_not_judge(sentence: str, message: str) -> None:
+    assert not recites(sentence, message, ["I live in Hangzhou.", "My brother Tom works at Google.", "我住在杭州。",
+                                           message])
+
+
+@pytest.mark.parametrize(("answer", "message", "plain"), [
+    ("不客气！", "嗯嗯，懂了", "好的，知道了。"),
+    ("You're welcome!", "ok cool", "Got it."),
+    ("You're right!", "I live in Porto.", "Got it."),
+])
+def test_an_answer_that_is_only_a_hollow_opener_is_a_plain_acknowledgement(answer: str, message: str,
+                                                                           plain: str) -> None:
+    """helper-23's bench answers run: "嗯嗯，懂了" got "不客气！" (no thanks were given). An opener with nothing
+    after it was kept (only a leading one was dropped); now it is cut and the plain answer acknowledges."""
+    assert check_answer(answer, message, sources=message, facts=[message]).text == plain
+    assert check_answer(answer, "谢谢！" if "不" in answer else "thanks!" if "welcome" in answer else "right?",
+                        sources=message, facts=[message]).text == answer
