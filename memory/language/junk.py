@@ -47,7 +47,7 @@ _QUESTION_END = re.compile(r"[?？]\s*$")
 _QUESTION_EN = re.compile(
     r"^\W*(what|where|when|who|whom|whose|which|why|how|do|does|did|is|are|was|were|am|can|could|will|would|"
     r"shall|should|may|might|have|has|had)\b(?!.*[.!。！]\W*$)", re.IGNORECASE)
-_QUESTION_ZH = re.compile(r"(吗|呢|么|嘛)\W*$|^(请问|问一下|为什么|怎么|怎样|什么|哪|谁|几|多少)|"
+_QUESTION_ZH = re.compile(r"(吗|呢|么)\W*$|嘛\s*[?？]\W*$|^(请问|问一下|为什么|怎么|怎样|什么|哪|谁|几|多少)|"
                           r"(是什么|是谁|在哪|去哪|哪里|哪儿|哪个|哪家|哪天|哪年|什么时候|几点|几号|多少|怎么样|如何|有没有|"
                           r"干啥|做啥|啥|干嘛|"
                           r"是不是|对不对|能不能|可不可以|要不要)\W*$")

@@ -491,3 +491,14 @@ def test_one_definition_of_a_stated_change() -> None:
         assert any(p.search(memory) for p in changes_of(question)) and says_change(memory)
     assert not changes_of("What is my favourite film?")
     assert not says_change("I live in Hangzhou.")
+
+
+@pytest.mark.parametrize(("message", "question"), [
+    ("记性不错嘛", False), ("好嘛", False), ("你说嘛", False),  # 嘛 closing a remark insists, asks nothing
+    ("这样嘛？", True), ("你在干嘛", True), ("你吃了吗", True), ("我住在哪里", True),
+])
+def test_a_closing_ma_asks_only_with_a_question_mark(message: str, question: bool) -> None:
+    """helper-23's bench answers run: '记性不错嘛' (nice memory, huh) was answered as a question."""
+    from memory.language.junk import asks
+
+    assert asks(message) is question
