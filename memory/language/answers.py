@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 
 from memory.language.junk import asks
 from memory.language.meaning import clauses
-from memory.language.temporal import time_intent
+from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import chinese_names, grounding_units
 
@@ -380,6 +381,32 @@ def commentary(sentence: str, message: str, sources: str) -> bool:
     return len(units & grounding_units(sources)) * 2 < len(units)
 
 
+# A question asking when, and the words that say when beside what the time parser resolves (a weekday or a season
+# recurs and resolves to no window): question words and time words, the grammar of time, not subjects.
+_ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:time|date|day|year|month)\b|\bwhich (?:day|date|year|month)\b|"
+                        r"\bhow long ago\b|什么时候|哪天|哪一天|几号|几点|哪年|哪一年|几月|何时", re.IGNORECASE)
+_SAYS_WHEN = re.compile(r"\d|[一二三四五六七八九十两]+\s*[月日号点年]|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+                        r"\b(?:spring|summer|autumn|fall|winter|morning|afternoon|evening|night|weekends?|daily|"
+                        r"weekly|monthly|yearly|ago|since|until|before|after)\b|"
+                        r"[春夏秋冬]天|[春夏秋冬]季|周[一二三四五六日天末]|星期|礼拜|早上|上午|中午|下午|晚上|每天|"
+                        r"以前|之前|之后|以后|年前|月前|天前", re.IGNORECASE)
+
+
+_NOW = datetime(2000, 1, 1, tzinfo=UTC)  # any clock: the parser only has to find a time phrase, not resolve it
+
+
+def asks_when(message: str) -> bool:
+    """Does ``message`` ask when something is or was ("When is my cat's birthday?", "我的生日是哪天？")?"""
+    return asks(message) and bool(_ASKS_WHEN.search(message))
+
+
+def says_when(sentence: str, now: datetime | None = None) -> bool:
+    """Does ``sentence`` say a time: a date, a number, a weekday, a season, a time phrase the parser resolves?"""
+    if _SAYS_WHEN.search(sentence):
+        return True
+    return now is not None and parse_time_window(sentence, now) is not None
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -395,6 +422,9 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence about today that nothing given to the model supports"
     if sources is not None and off_topic(sentence, message, facts):
         return None, "cut a sentence about something else than the question"
+    if sources is not None and asks_when(message) and not says_when(sentence, _NOW):
+        # 'Your cat Pickles is a ginger tabby.' for 'When is my cat's birthday?': no answer; the plain one says so
+        return None, "cut a sentence that says no time, to a question asking when"
     if sources is not None and recites(sentence, message, facts):
         return None, "cut a memory read out to a message that is not about it"
     if sources is not None and commentary(sentence, message, sources):

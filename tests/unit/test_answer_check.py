@@ -462,3 +462,28 @@ def test_an_answer_that_is_only_a_hollow_opener_is_a_plain_acknowledgement(answe
     assert check_answer(answer, message, sources=message, facts=[message]).text == plain
     assert check_answer(answer, "谢谢！" if "不" in answer else "thanks!" if "welcome" in answer else "right?",
                         sources=message, facts=[message]).text == answer
+
+
+_MONTHS_EN = ["January", "March", "May", "July", "September", "November"]
+
+
+@given(_TOPIC, _VALUE, st.integers(1, 28), st.sampled_from(_MONTHS_EN), st.integers(1, 12), st.booleans())
+def test_a_question_asking_when_is_answered_with_a_time_or_plainly(topic: str, value: str, day: int, month: str,
+                                                                   zh_month: int, zh: bool) -> None:
+    """helper-23's bench answers run: 'When is my cat's birthday?' got 'Your cat Pickles is a ginger tabby.' (a
+    memory about the cat, no time). To a question asking when, a sentence that says no time is cut; the plain
+    answer says what is remembered, unsure. A sentence with a date, a number or a time word stands."""
+    if zh:
+        question, memory = f"我的{topic}是哪天？", f"我的{topic}是{value}。"
+        dated, undated = f"你的{topic}是{zh_month}月{day}日。", f"你的{topic}是{value}。"
+    else:
+        question, memory = f"When is my {topic}?", f"My {topic} is {value}."
+        dated, undated = f"Your {topic} is on {month} {day}.", f"Your {topic} is {value}."
+    facts = [memory, question]
+    kept = check_answer(dated, question, sources="\n".join([*facts, dated]), facts=facts)
+    assert kept.text == dated
+    plain = check_answer(undated, question, sources="\n".join(facts), facts=facts)
+    assert plain.text.startswith(("I'm not sure", "我不太确定")) and plain.changes
+    # the same sentence to a question not asking when stands
+    other = f"我的{topic}是什么？" if zh else f"What is my {topic}?"
+    assert check_answer(undated, other, sources="\n".join([memory, other]), facts=[memory, other]).text == undated
