@@ -209,14 +209,19 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     return out
 
 
-_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself)\b", re.IGNORECASE)
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself|we|we're|we’re|we've|"
+                              r"we’ve|our|ours|us|ourselves)\b", re.IGNORECASE)
 _TO_SECOND = (
     (re.compile(r"\bI am\b"), "you are"), (re.compile(r"\bI was\b"), "you were"),
     (re.compile(r"\bI(?:'|’)m\b"), "you're"), (re.compile(r"\bI(?:'|’)ve\b"), "you've"),
     (re.compile(r"\bI(?:'|’)d\b"), "you'd"), (re.compile(r"\bI(?:'|’)ll\b"), "you'll"),
     (re.compile(r"\bI\b"), "you"), (re.compile(r"\bmy\b", re.IGNORECASE), "your"),
     (re.compile(r"\bmine\b", re.IGNORECASE), "yours"), (re.compile(r"\bmyself\b", re.IGNORECASE), "yourself"),
-    (re.compile(r"\bme\b", re.IGNORECASE), "you"), (re.compile(r"我们"), "你们"), (re.compile(r"我"), "你"),
+    (re.compile(r"\bme\b", re.IGNORECASE), "you"), (re.compile(r"\bwe(?:'|’)re\b", re.IGNORECASE), "you're"),
+    (re.compile(r"\bwe(?:'|’)ve\b", re.IGNORECASE), "you've"), (re.compile(r"\bwe\b", re.IGNORECASE), "you"),
+    (re.compile(r"\bours\b", re.IGNORECASE), "yours"), (re.compile(r"\bour\b", re.IGNORECASE), "your"),
+    (re.compile(r"\bourselves\b", re.IGNORECASE), "yourselves"), (re.compile(r"\bus\b"), "you"),
+    (re.compile(r"我们"), "你们"), (re.compile(r"我"), "你"),
 )
 
 
@@ -240,7 +245,9 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
     if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) or _SECOND_PERSON.search(sentence):
         return False  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
-    bare = re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", sentence, flags=re.IGNORECASE)
+    bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
+    if _mirrors(sentence, facts[-1:]):
+        return True
     units = grounding_units(bare)
     if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts):
         return True
@@ -248,6 +255,19 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     # characters
     chars = set(CJK.findall(bare))
     return len(chars) >= 3 and any(len(chars & set(CJK.findall(f))) * 3 >= len(chars) * 2 for f in facts)
+
+
+def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
+    """Does ``sentence`` open with the user's own first words of the message ("我们公司的办公地点是…" for
+    "我们公司在哪里？", "我的医生姓李。" for "我的医生姓什么？"): three characters or more in common, a first person
+    among them? The answer goes on in the voice the question was asked in."""
+    for message in messages:
+        a, b = sentence.strip(), message.strip()
+        n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        shared = a[:n]
+        if len(shared.strip()) >= 3 and ("我" in shared or _FIRST_PERSON_EN.match(shared)):
+            return True
+    return False
 
 
 def similar(a: str, b: str) -> float:

@@ -487,3 +487,27 @@ def test_a_question_asking_when_is_answered_with_a_time_or_plainly(topic: str, v
     # the same sentence to a question not asking when stands
     other = f"我的{topic}是什么？" if zh else f"What is my {topic}?"
     assert check_answer(undated, other, sources="\n".join([memory, other]), facts=[memory, other]).text == undated
+
+
+@pytest.mark.parametrize(("answer", "message", "memory", "said"), [
+    ("我们公司的办公地点是陆家嘴。", "我们公司在哪里？", "我们公司搬到了陆家嘴。", "你们公司的办公地点是陆家嘴。"),
+    ("We are reading Middlemarch!", "What is our book club reading?", "Our book club is reading Middlemarch.",
+     "You are reading Middlemarch!"),
+    ("Our flat is on the fourth floor.", "Which floor is our flat on?", "Our flat is on the fourth floor.",
+     "Your flat is on the fourth floor."),
+    ("我的二胡老师姓王。", "我的二胡老师姓什么？", "我的二胡老师姓王。", "你的二胡老师姓王。"),
+])
+def test_the_users_we_and_the_questions_own_words_are_the_users_voice(answer: str, message: str, memory: str,
+                                                                      said: str) -> None:
+    """helper-23's bench answers dev run: 'We are running the book club!', '我们公司的办公地点是陆家口。' (to
+    '我们公司在哪里？', sharing too few characters with the memory to count as restating it). "We" is the user's
+    plural; an answer opening with the question's own first-person words goes on in the user's voice."""
+    facts = [memory, message]
+    assert check_answer(answer, message, sources="\n".join(facts), facts=facts).text == said
+
+
+def test_the_assistants_own_first_person_is_not_the_users() -> None:
+    facts = ["My doctor said I'm allergic to mango.", "What is my doctor called?"]
+    assert not speaks_as_user("I am not sure what your doctor is called.", facts)
+    assert not speaks_as_user("我不知道你的医生叫什么。", ["我的医生姓什么？"])
+    assert not speaks_as_user("Let me think.", ["We moved to Leeds.", "Where do we live?"])
