@@ -257,11 +257,19 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     return len(chars) >= 3 and any(len(chars & set(CJK.findall(f))) * 3 >= len(chars) * 2 for f in facts)
 
 
+_OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
+                         re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
+
+
 def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
-    """Does ``sentence`` open with the user's own first words of the message ("我们公司的办公地点是…" for
+    """Does ``sentence`` say the message's first-person phrase ("my waist size") or open with the user's own
+    first words of the message ("我们公司的办公地点是…" for
     "我们公司在哪里？", "我的医生姓李。" for "我的医生姓什么？"): three characters or more in common, a first person
     among them? The answer goes on in the voice the question was asked in."""
     for message in messages:
+        own = [m.group(0) for m in _OWN_PHRASE.finditer(message)]
+        if any(len(p) >= 3 and p.lower() in sentence.lower() for p in own):
+            return True  # "My waist size is not specified…" for "What is my waist size?"
         a, b = sentence.strip(), message.strip()
         n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
         shared = a[:n]

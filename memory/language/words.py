@@ -83,6 +83,7 @@ def names_a_person_first(text: str) -> str | None:
 # jieba's parts of speech for proper names: a person (nr, nrt: transliterated, nrfg), a place (ns), an organisation
 # (nt), another proper noun (nz)
 _PROPER_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+_SURNAME = re.compile(r"姓([\u4e00-\u9fff])(?![\u4e00-\u9fff]*[吗呢么?？])")
 _QUOTED = re.compile(r"[\"“「『《]([^\"”」』》]{1,20})[\"”」』》]")
 
 
@@ -98,6 +99,7 @@ def chinese_names(text: str) -> list[str]:
 
     jieba.setLogLevel(logging.WARNING)
     out = [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
+    out += _SURNAME.findall(text)  # 姓周: a surname is one character, too short for a tag
     for run in _CJK_RUN.findall(text):
         out += [w.word for w in jieba.posseg.lcut(run) if w.flag in _PROPER_TAGS and len(w.word) >= 2]
     return out

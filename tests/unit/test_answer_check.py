@@ -511,3 +511,17 @@ def test_the_assistants_own_first_person_is_not_the_users() -> None:
     assert not speaks_as_user("I am not sure what your doctor is called.", facts)
     assert not speaks_as_user("我不知道你的医生叫什么。", ["我的医生姓什么？"])
     assert not speaks_as_user("Let me think.", ["We moved to Leeds.", "Where do we live?"])
+
+
+@pytest.mark.parametrize(("answer", "message", "memory", "expected"), [
+    ("My waist size is not specified.", "What is my waist size?", "I wear size 44 shoes.",
+     "Your waist size is not specified."),  # the question's own 'my waist size'
+    ("你的医生姓周。", "我的医生姓什么？", "医生说我对芒果过敏。", "我不太确定；我记得的是：医生说你对芒果过敏。"),
+    ("你的医生姓周。", "我的医生姓什么？", "我的医生姓周。", "你的医生姓周。"),
+])
+def test_the_questions_own_phrase_and_a_surname_told_nowhere(answer: str, message: str, memory: str,
+                                                             expected: str) -> None:
+    """helper-23's bench answers dev run: 'My waist size is not specified in the given facts.' and '你的医生姓周。'
+    (never told; a surname is one character, too short for jieba's tags)."""
+    facts = [memory, message]
+    assert check_answer(answer, message, sources="\n".join(facts), facts=facts).text == expected
