@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from memory.language.junk import asks
+from memory.language.links import same_holder
 from memory.language.meaning import clauses
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
@@ -257,6 +258,16 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     return len(chars) >= 3 and any(len(chars & set(CJK.findall(f))) * 3 >= len(chars) * 2 for f in facts)
 
 
+def takes_over(sentence: str, facts: Sequence[str]) -> bool:
+    """Does ``sentence``, in the user's voice ("I work at Google as a designer."), restate only facts about
+    someone else ("My brother Tom works at Google as a designer.": :func:`memory.language.links.same_holder` says
+    whose)? Turned to the user it would say "You work at Google" (the new-user trial); it is cut instead."""
+    bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
+    units = grounding_units(bare)
+    restated = [f for f in facts if units and len(units & grounding_units(f)) * 2 >= len(units)]
+    return bool(restated) and not any(same_holder(sentence, f) for f in restated)
+
+
 _OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
                          re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
 
@@ -464,6 +475,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if made_up:
         return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
     if speaks_as_user(sentence, facts):
+        if takes_over(sentence, facts):
+            return None, "cut a sentence that makes the user the one another person's fact is about"
         turned = second_person(sentence)
         if turned != sentence:
             return turned, "said to the user, not as the user"

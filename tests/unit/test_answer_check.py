@@ -20,6 +20,7 @@ from memory.language.answers import (
     speaks_as_user,
     stale,
     stuck,
+    takes_over,
     unsupported,
 )
 
@@ -525,3 +526,24 @@ def test_the_questions_own_phrase_and_a_surname_told_nowhere(answer: str, messag
     (never told; a surname is one character, too short for jieba's tags)."""
     facts = [memory, message]
     assert check_answer(answer, message, sources="\n".join(facts), facts=facts).text == expected
+
+
+@given(st.sampled_from(["brother", "sister", "wife", "boss", "neighbour"]),
+       st.sampled_from(["Tom", "Anna", "Kofi", "Mei", "Lars"]), st.sampled_from(["Google", "Siemens", "Tata", "Nokia"]),
+       st.sampled_from(["哥哥", "姐姐", "老婆", "老板", "邻居"]), st.sampled_from(["志强", "小梅", "阿杰"]),
+       st.sampled_from(["谷歌", "西门子", "华为"]), st.booleans())
+def test_another_persons_fact_said_as_the_users_is_cut_not_turned(kin: str, name: str, org: str, zh_kin: str,
+                                                                  zh_name: str, zh_org: str, zh: bool) -> None:
+    """The new-user trial: "My brother Tom works at Google as a designer." was answered "You work at Google as a
+    Designer." (the model said "I work…", and it was turned to the user). Whose fact it is decides: restating
+    only another person's fact in the first person is cut; the user's own fact is turned."""
+    if zh:
+        told, mine = f"我{zh_kin}{zh_name}在{zh_org}工作。", f"我在{zh_org}工作。"
+        said = f"我在{zh_org}工作。"
+    else:
+        told, mine = f"My {kin} {name} works at {org} as a designer.", f"I work at {org} as a designer."
+        said = f"I work at {org} as a designer."
+    assert takes_over(said, [told])
+    assert check_answer(said, told, sources=told, facts=[told]).text in ("Got it.", "好的，知道了。")
+    assert not takes_over(said, [mine])
+    assert check_answer(said, mine, sources=mine, facts=[mine]).text == second_person(said)
