@@ -7,7 +7,9 @@ stands alone). Attribution, grounding, the gates and the links compare texts by 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
+from typing import cast
 
 _WORD = re.compile(r"[a-z]{3,}|\d+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -28,11 +30,18 @@ def content_units(text: str) -> set[str]:
     return units
 
 
-_UNIT_SUFFIX = re.compile(r"(ies|es|s|ed|ing)$")
+@cache
+def _stemmer() -> Callable[[str], str]:
+    import snowballstemmer
+
+    return cast("Callable[[str], str]", snowballstemmer.stemmer("english").stemWord)
 
 
 def grounding_units(text: str) -> set[str]:
-    return {_UNIT_SUFFIX.sub("", u) if u.isascii() and len(u) > 4 else u for u in content_units(text)}
+    """:func:`content_units` with English words stemmed by the Snowball (Porter 2) stemmer: "moved" and "move",
+    "lives" and "living" are one unit, "planes" and "plans" are two."""
+    stem = _stemmer()
+    return {stem(u) if u.isascii() and u.isalpha() else u for u in content_units(text)}
 
 
 # Parts of speech of a lexicon (jieba's tags) that name things: nouns of every kind (n, nr, ns, nt, nz, ng...),
