@@ -131,7 +131,14 @@ def same_holder(a: str, b: str, *, known: bool = False) -> bool:
         return not known
     if ha & hb:
         return True
-    return bool((ha - {"self"}) & (_words(b) | entities(b))) or bool((hb - {"self"}) & (_words(a) | entities(a)))
+    return _names_one_of(ha - {"self"}, b) or _names_one_of(hb - {"self"}, a)
+
+
+def _names_one_of(people: frozenset[str], text: str) -> bool:
+    """Does ``text`` name one of ``people`` ("Max", "刘洋")? A Chinese name is found as it is written: Chinese has
+    no word breaks ("刘洋调去别的部门了" names the manager of "我的领导是刘洋")."""
+    return bool(people & (_words(text) | entities(text))) or any(
+        _CJK_RUN.fullmatch(p) is not None and p in text for p in people)
 
 
 def _words(text: str) -> set[str]:
