@@ -84,6 +84,9 @@ def test_holders_keep_people_apart() -> None:
     assert not same_holder("I live in Hangzhou.", "My sister lives in Beijing.")
     assert not same_holder("Lily goes to Maple Elementary.", "Jack goes to Pine Middle School.")
     assert same_holder("Max passed away.", "I have a dog named Max.")  # the other one names him
+    # a Chinese name is found as written (no word breaks): the manager who left is the manager named before
+    assert same_holder("刘洋调去别的部门了，所以我现在向杨帆汇报。", "我的领导是刘洋。")
+    assert not same_holder("刘洋调走了，我现在向杨帆汇报。", "我妹妹住在北京。")
 
 
 _THINGS = st.sampled_from(["Quorvex", "Brindle", "Talvora", "Mextin", "Oskaby", "Vennic"])
@@ -480,3 +483,14 @@ def test_a_stated_change_that_does_not_stand_out_orders_only_a_question_about_no
     implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
     assert old in changes[new]
     assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == new
+
+
+def test_english_words_are_compared_by_their_stems() -> None:
+    """The Snowball stemmer, not a suffix rule of our own: "moved" is "move", and "planes" is not "plans" (the rule
+    linked "Change of plans: I'm going to Vietnam" to "I want a window seat on planes")."""
+    from memory.language.words import grounding_units
+
+    assert grounding_units("I moved to Oslo.") & grounding_units("We move a lot.")
+    assert grounding_units("She lives here.") & grounding_units("living")
+    assert not grounding_units("Change of plans.") & grounding_units("window seats on planes")
+    assert "上海" in grounding_units("我住在上海。")  # Chinese units are left as they are
