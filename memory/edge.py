@@ -73,6 +73,7 @@ class _Count:
 class _Record:
     id: str
     payload: dict[str, Any] | None
+    vector: Any = None  # name -> vector, when asked for
 
 
 class EdgeClient:
@@ -206,9 +207,10 @@ class EdgeClient:
         return [self.query_points(name, r.query, using=r.using, query_filter=r.filter, limit=r.limit or 10,
                                   with_payload=bool(r.with_payload)) for r in requests]
 
-    def retrieve(self, name: str, ids: Sequence[Any], with_payload: bool = True) -> list[_Record]:
-        records = self._shard(name).retrieve([str(i) for i in ids], with_payload, False)
-        return [_Record(str(r.id), r.payload) for r in records]
+    def retrieve(self, name: str, ids: Sequence[Any], with_payload: bool = True,
+                 with_vectors: bool | Sequence[str] = False) -> list[_Record]:
+        records = self._shard(name).retrieve([str(i) for i in ids], with_payload, bool(with_vectors))
+        return [_Record(str(r.id), r.payload, r.vector if with_vectors else None) for r in records]
 
     def scroll(self, name: str, *, scroll_filter: Any = None, limit: int = 10,
                offset: Any = None, with_payload: bool = True) -> tuple[list[_Record], Any]:

@@ -447,6 +447,22 @@ class LongTermMemory:
         memories = [self._to_memory(r.id, r.payload) for r in records]
         return [m for m in memories if m.user_id == user_id]
 
+    def vectors(self, user_id: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored (unit) vectors of the memories of ``user_id`` among ``ids``, by id (one request; unknown
+        ids and other users' are left out)."""
+        check_id("user id", user_id, max_length=self.max_id_length)
+        valid = [i for i in dict.fromkeys(ids) if _is_uuid(i)]
+        if not valid:
+            return {}
+        with self._io():
+            records = self.client.retrieve(self.collection, ids=valid, with_payload=True, with_vectors=[DENSE])
+        out: dict[str, list[float]] = {}
+        for r in records:
+            vector: Any = r.vector.get(DENSE) if isinstance(r.vector, dict) else r.vector
+            if (r.payload or {}).get("user_id") == user_id and isinstance(vector, list):
+                out[str(r.id)] = [float(x) for x in vector]
+        return out
+
     def scored(self, user_id: str, ids: Sequence[str], vector: Sequence[float], *,
                statuses: Sequence[Status] = ("active",), recorded_before: int | None = None) -> list[Hit]:
         """The memories of ``user_id`` among ``ids`` with their cosine to ``vector`` (one request; unknown ids,
