@@ -20,9 +20,11 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+
+import numpy as np
 
 from memory.embeddings import Embedder
 from memory.language.change import changes_of
@@ -170,6 +172,27 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     return out
 
 
+def tied_restatements(ranked: Sequence[Recalled], vectors: Mapping[str, Sequence[float]],
+                      config: RankingConfig) -> set[str]:
+    """For a question about now: the memories off topic by their words ("我改吃素食了" for "我目前在坚持哪种饮食？")
+    that are as near the question as the nearest of all (within ``present_cosine_tie``) and are each other's
+    nearest memory (:func:`mutually_nearest`, over ``vectors``: the candidates') with one on topic ("我一直坚持纯
+    素", which shares 坚持), about the same person and told in another conversation: the same subject said in
+    other words. A memory merely as near the question (yesterday's lunch for "where do I live now?") is nobody's
+    restatement and stays off topic."""
+    from memory.language.links import same_holder
+
+    if not ranked:
+        return set()
+    best = max(r.breakdown.cosine for r in ranked)
+    pairs = mutually_nearest(vectors)
+    on = [r for r in ranked if r.breakdown.on_topic]
+    return {r.memory.id for r in ranked
+            if not r.breakdown.on_topic and r.breakdown.cosine >= best - config.present_cosine_tie
+            and any(frozenset((r.memory.id, o.memory.id)) in pairs and o.memory.session_id != r.memory.session_id
+                    and same_holder(r.memory.text, o.memory.text, known=True) for o in on)}
+
+
 def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
     """The memories among the first ``top_k`` of ``ranked`` that stand out for the question: a cosine nearer the
     first one's than the rest of the candidates' (their median), so what the question is about, not what the
@@ -184,22 +207,44 @@ def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
     return out if len(out) >= 2 else []
 
 
-def restated(stand_out: Sequence[Recalled]) -> dict[str, frozenset[str]]:
+def restated(stand_out: Sequence[Recalled], vectors: Mapping[str, Sequence[float]] | None = None
+             ) -> dict[str, frozenset[str]]:
     """Among the memories that stand out for a question (:func:`answer_set`), each one's older ones about the
-    same person (both say whom)."""
+    same person (both say whom). ``vectors``: the stored vectors of the question's candidates, by id; then only
+    mutually nearest pairs told in different conversations count (:func:`mutually_nearest`; within one, the
+    later turn goes on about the earlier one's subject, and a change said there is a stated change)."""
     from memory.language.links import same_holder
 
+    pairs = mutually_nearest(vectors) if vectors is not None else None
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
         older = frozenset(m.memory.id for m in stand_out if m.memory.timestamp < r.memory.timestamp
+                          and (pairs is None or (frozenset((r.memory.id, m.memory.id)) in pairs
+                                                 and r.memory.session_id != m.memory.session_id))
                           and same_holder(r.memory.text, m.memory.text, known=True))
         if older:
             out[r.memory.id] = older
     return out
 
 
+def mutually_nearest(vectors: Mapping[str, Sequence[float]]) -> set[frozenset[str]]:
+    """The pairs of ``vectors`` (by id) each of which is the other's nearest: two memories nearer each other than
+    either is to anything else the question found. A value said twice ("我的手机是三星Galaxy S23" … "我用OPPO Find
+    X7") is such a pair however differently it was phrased; a turn of a conversation beside the turns around it
+    (LoCoMo: one speaker's turns, all about the same person) rarely is."""
+    ids = list(vectors)
+    if len(ids) < 2:
+        return set()
+    matrix = np.asarray([vectors[i] for i in ids], dtype=np.float32)
+    cosines = matrix @ matrix.T
+    np.fill_diagonal(cosines, -np.inf)
+    nearest = cosines.argmax(axis=1)
+    return {frozenset((ids[a], ids[int(b)])) for a, b in enumerate(nearest) if int(nearest[int(b)]) == a}
+
+
 def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig, *, by_slot: bool = False,
-                   present: bool = False) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
+                   present: bool = False, vectors: Mapping[str, Sequence[float]] | None = None
+                   ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
     :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced). ``by_slot``: as
@@ -214,9 +259,12 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
         stand_out = {r.memory.id for r in answer_set(ranked, top_k)}
         changes = {new: olds & stand_out for new, olds in changes.items() if new in stand_out and olds & stand_out}
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
-    # a restatement orders only for a question about now ("who is my manager now?"), unless configured for every
-    # question (RankingConfig.restatements)
-    for new, olds in (restated(answer_set(ranked, top_k)) if config.restatements or present else {}).items():
+    # a restatement orders for a question about now ("who is my manager now?") and, for a question naming no
+    # time, where the two are each other's nearest memory (``vectors``: the candidates'), unless configured for
+    # every question (RankingConfig.restatements)
+    stand = answer_set(ranked, top_k)
+    found = restated(stand) if config.restatements or present else restated(stand, vectors) if vectors else {}
+    for new, olds in found.items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
     return implied, changes
 
@@ -350,11 +398,26 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     if present:
         hits = with_changes(question, hits)
     topic = slot_topic(question, hits)
-    ranked = rerank_hybrid(hits, now_ms, decay_floor=decay_floor_for(window, intent, cfg), top_k=len(hits),
-                           present=present, config=cfg, topic=topic)
+    floor = decay_floor_for(window, intent, cfg)
+    ranked = rerank_hybrid(hits, now_ms, decay_floor=floor, top_k=len(hits), present=present, config=cfg,
+                           topic=topic)
+    vectors: dict[str, list[float]] | None = None
+    if present and topic is None and ranked and any(
+            not r.breakdown.on_topic and r.breakdown.cosine >= max(m.breakdown.cosine for m in ranked)
+            - cfg.present_cosine_tie for r in ranked):
+        # the nearest memory in meaning shares no word with the question: is it what an on-topic one says?
+        vectors = ltm.vectors(user_id, [h.memory.id for h in hits])
+        if joined := tied_restatements(ranked, vectors, cfg):
+            was = {r.memory.id: bool(r.breakdown.on_topic) for r in ranked}
+            ranked = rerank_hybrid(hits, now_ms, decay_floor=floor, top_k=len(hits), present=present, config=cfg,
+                                   topic=[was[h.memory.id] or h.memory.id in joined for h in hits])
     changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None, present=present)
+        # for a question naming no time, the stored vectors of what it found tell a value said twice
+        if vectors is None and not present and not cfg.restatements and answer_set(ranked, top_k):
+            vectors = ltm.vectors(user_id, [r.memory.id for r in ranked])
+        implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None, present=present,
+                                          vectors=vectors)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
                                             implied))
     memories = mark_chains(ranked[: max(0, top_k)], changes)

@@ -166,3 +166,18 @@ def test_hybrid_search_gives_what_one_search_missed_its_own_score(ltm: LongTermM
     for h in missed:
         assert (h.cosine is None) == (h.memory.id not in by_cosine[:3])
         assert (h.lexical is None) == (h.memory.id not in by_bm25[:3])
+
+
+def test_vectors_are_the_stored_ones_by_id_and_only_the_users(ltm: LongTermMemory, e5: Embeddings) -> None:
+    import numpy as np
+
+    a = add(ltm, e5, "u1", "a", "我的手机是三星Galaxy S23。")
+    b = add(ltm, e5, "u1", "b", "我用OPPO Find X7。")
+    other = add(ltm, e5, "u2", "c", "I live in Oslo.")
+    got = ltm.vectors("u1", [a.id, b.id, other.id, "not-a-uuid", str(uuid.uuid4())])
+    assert set(got) == {a.id, b.id}  # another user's and unknown ids are left out
+    expected = np.asarray(e5.embed_documents([a.text]))[0]
+    assert np.allclose(np.asarray(got[a.id]), expected / np.linalg.norm(expected), atol=1e-4)
+    assert ltm.vectors("u1", []) == {}
+    with pytest.raises(InvalidInputError):
+        ltm.vectors("", [a.id])

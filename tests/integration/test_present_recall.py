@@ -163,3 +163,18 @@ def test_a_newer_change_about_something_else_in_the_other_language_stays_below(e
     decide (:func:`memory.recall.slot_topic`), and a stated change that holds none of it follows nothing."""
     texts = top_of(edge, question, [(t, 30 - 5 * i) for i, t in enumerate(told)])
     assert texts[0] == answer, texts
+
+
+@pytest.mark.parametrize(("question", "told", "answer"), [
+    # bench updates (dev split): the change shares no word with the question and is as near it as the old value
+    ("我目前在坚持哪种饮食？", ["我对海鲜过敏。", "我一直坚持纯素。", "我总是记不住别人的名字。", "我受不了香菜的味道。",
+                               "我改吃素食了。", "我不敢看恐怖片。"], "我改吃素食了。"),
+    ("我最近靠什么锻炼身体？", ["我最喜欢秋天。", "我主要的锻炼方式是游泳。", "我是左撇子。", "我受不了香菜的味道。",
+                               "我最近改练瑜伽了。"], "我最近改练瑜伽了。"),
+])
+def test_a_change_said_in_other_words_wins_when_it_restates_the_memory_on_topic(edge: EdgeClient, question: str,
+                                                                                  told: list[str], answer: str) -> None:
+    """:func:`memory.recall.tied_restatements`: as near the question as the nearest of all, and the old value's
+    nearest memory (and it is its): the same subject, the newer one first."""
+    texts = top_of(edge, question, [(t, 60 - 10 * i) for i, t in enumerate(told)])
+    assert texts[0] == answer, texts

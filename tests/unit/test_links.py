@@ -494,3 +494,68 @@ def test_english_words_are_compared_by_their_stems() -> None:
     assert grounding_units("She lives here.") & grounding_units("living")
     assert not grounding_units("Change of plans.") & grounding_units("window seats on planes")
     assert "上海" in grounding_units("我住在上海。")  # Chinese units are left as they are
+
+
+def test_mutually_nearest_pairs() -> None:
+    from memory.recall import mutually_nearest
+
+    vectors = {"phone-old": [1.0, 0.0, 0.0], "phone-new": [0.95, 0.31, 0.0], "dessert": [0.0, 0.6, 0.8],
+               "allergy": [0.0, 0.8, 0.6]}
+    assert mutually_nearest(vectors) == {frozenset(("phone-old", "phone-new")), frozenset(("dessert", "allergy"))}
+    # a memory nearest to one that has a nearer partner of its own pairs with nobody
+    assert mutually_nearest({"a": [1.0, 0.0], "b": [0.99, 0.14], "c": [0.9, 0.44]}) == {frozenset(("a", "b"))}
+    assert mutually_nearest({"a": [1.0, 0.0]}) == set()
+
+
+def test_an_untimed_restatement_ranks_first_when_the_two_are_each_others_nearest() -> None:
+    """"我的笔记本电脑是小米笔记本" then "我用戴尔XPS" for "我用什么笔记本电脑？" (no time named): both stand out, and
+    their stored vectors are nearer each other than either is to the rest, so the newer ranks first, unmarked.
+    Two memories that stand out but are each nearer something else keep the question's order."""
+    from memory.recall import question_links
+
+    from dataclasses import replace
+
+    def in_session(r: Recalled) -> Recalled:  # each told in a conversation of its own
+        return replace(r, memory=r.memory.model_copy(update={"session_id": f"s{r.memory.timestamp}"}))
+
+    ranked = [in_session(r) for r in (_told("我的笔记本电脑是小米笔记本", 0.923, 1), _told("我用戴尔XPS", 0.906, 5),
+                                      _told("我是狮子座", 0.853, 2), _told("我最喜欢的电影是《千与千寻》", 0.832, 3))]
+    pair = {"我的笔记本电脑是小米笔记本": [1.0, 0.0, 0.0], "我用戴尔XPS": [0.92, 0.39, 0.0],
+            "我是狮子座": [0.0, 0.6, 0.8], "我最喜欢的电影是《千与千寻》": [0.0, 0.8, 0.6]}
+    implied, changes = question_links(ranked, 5, RankingConfig(), vectors=pair)
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
+    assert [(r.memory.id, r.chain) for r in out][:2] == [("我用戴尔XPS", ""), ("我的笔记本电脑是小米笔记本", "")]
+    apart = {**pair, "我用戴尔XPS": [0.0, 0.75, 0.66]}  # nearest to the star sign, not to the laptop
+    implied, _ = question_links(ranked, 5, RankingConfig(), vectors=apart)
+    assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
+    # told in one conversation, the later one goes on about the subject: no restatement
+    one = [replace(r, memory=r.memory.model_copy(update={"session_id": "s"})) for r in ranked]
+    implied, _ = question_links(one, 5, RankingConfig(), vectors=pair)
+    assert newest_first(one, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
+
+
+def test_a_change_in_other_words_joins_a_present_questions_topic_only_as_a_restatement() -> None:
+    """"我目前在坚持哪种饮食？": "我一直坚持纯素" shares 坚持 (on topic), "我改吃素食了" shares nothing but is as near
+    the question, and the two are each other's nearest memory: it joins the topic. Yesterday's lunch, as near the
+    question, is nobody's nearest: it stays off (the issue's "where do I live now?" answered with a lunch)."""
+    from dataclasses import replace
+
+    from memory.recall import tied_restatements
+
+    def told(text: str, cosine: float, on: bool, session: str) -> Recalled:
+        r = _recalled(text, cosine, cosine, on_topic=on)
+        return replace(r, memory=r.memory.model_copy(update={"session_id": session}))
+
+    kept, changed = told("我一直坚持纯素", 0.892, True, "s1"), told("我改吃素食了", 0.892, False, "s2")
+    lunch, other = told("我昨天午饭吃了牛肉面", 0.889, False, "s3"), told("我对海鲜过敏", 0.857, False, "s1")
+    vectors = {"我一直坚持纯素": [1.0, 0.0, 0.0], "我改吃素食了": [0.92, 0.39, 0.0],
+               "我昨天午饭吃了牛肉面": [0.0, 0.6, 0.8], "我对海鲜过敏": [0.0, 0.8, 0.6]}
+    assert tied_restatements([kept, changed, lunch, other], vectors, RankingConfig()) == {"我改吃素食了"}
+    # the same conversation: the later turn goes on about it, no restatement; nothing on topic: nothing to join
+    same = replace(changed, memory=changed.memory.model_copy(update={"session_id": "s1"}))
+    assert tied_restatements([kept, same, lunch, other], vectors, RankingConfig()) == set()
+    off = replace(kept, breakdown=replace(kept.breakdown, on_topic=False))
+    assert tied_restatements([off, changed, lunch, other], vectors, RankingConfig()) == set()
+    # not as near the question as the nearest of all (0.02 below): not joined, whatever its vector
+    far = replace(changed, breakdown=replace(changed.breakdown, cosine=0.872))
+    assert tied_restatements([kept, far, lunch, other], vectors, RankingConfig()) == set()
