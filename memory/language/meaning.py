@@ -45,12 +45,17 @@ def clauses(sentence: str) -> list[str]:
 
 
 def source_clause(candidate: str, message: str) -> str:
-    """The clause of ``message`` that ``candidate`` was taken from: the one sharing most content units with it
-    (the whole message when none shares any)."""
+    """The clauses of ``message`` that ``candidate`` was taken from: the one sharing most content units with it,
+    and each other clause holding a unit of the candidate that one lacks ("我学习吉他了，三月开始学习大提琴" comes
+    from both clauses of "我不学吉他了，三月开始学大提琴", "I love tea" from one of "I don't like coffee, but I love
+    tea"); the whole message when none shares any."""
     units = grounding_units(candidate)
     parts = [c for s in sentences(message) for c in clauses(s)]
     best = max(parts, key=lambda c: len(units & grounding_units(c)), default=message)
-    return best if units & grounding_units(best) else message
+    if not units & grounding_units(best):
+        return message
+    rest = units - grounding_units(best)
+    return " ".join(c for c in parts if c == best or rest & grounding_units(c))
 
 
 def _marks(text: str) -> set[str]:

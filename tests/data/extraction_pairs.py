@@ -89,6 +89,15 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我把旧钢琴卖了，买了一台电钢琴。", "用户买了一台电钢琴。", "keeps"),
     ("我对芒果过敏。", "用户对芒果过敏。", "keeps"),
     ("我周末在社区图书馆做志愿者。", "用户周末在社区图书馆做志愿者。", "keeps"),
+    # one candidate drawn from several clauses: a negation in any of them counts (the 0.5B in bench updates dropped
+    # the 不 of a first clause and kept the second clause whole)
+    ("我不喝咖啡了，现在每天早上喝绿茶。", "用户喝咖啡了，现在每天早上喝绿茶。", "changes"),
+    ("我不养仓鼠了，上个月领养了一只猫。", "我养仓鼠，上个月领养了一只猫。", "changes"),
+    ("I don't row on the canal anymore, I joined a climbing gym.", "I row on the canal and joined a climbing gym.",
+     "changes"),
+    ("Mia doesn't teach yoga now, she opened a bakery.", "Mia teaches yoga and opened a bakery.", "changes"),
+    ("我不学吉他了，三月开始学大提琴。", "用户三月开始学大提琴。", "keeps"),
+    ("I don't drive to work anymore, I take the tram.", "The user takes the tram.", "keeps"),
 ]
 
 
