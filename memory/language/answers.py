@@ -350,15 +350,18 @@ def allowed_sources(sources: str, message: str, now: str) -> str:
 
 
 def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
-    """Does ``sentence`` (of an answer to ``message``, a question about today or now) assert something about the
-    present none of ``sources`` supports? Its content words beyond the question's own ("sunny", "warm" of "It is
-    sunny and warm today." for "What's the weather like today?"; "晴朗" of "今天天气晴朗。") are not one of them
-    in any source: the model's word on a world it cannot see (the weather, the news, a price today). A sentence
+    """Does ``sentence`` (of an answer to ``message``, a question about today or now, or about something of the
+    user's: "my boat", "我最喜欢的餐厅") assert what none of ``sources`` supports? Its content words beyond the
+    question's own ("sunny", "warm" of "It is sunny and warm today." for "What's the weather like today?"; "晴朗"
+    of "今天天气晴朗。"; "西餐" of "你最喜欢的餐厅是西餐。" for "我最喜欢的餐厅是哪家？") are not one of them in any
+    source: the model's word on a world it cannot see (the weather, the news, a price today) or on a life it was
+    not told about. A question asking for advice ("What should I cook?") is about neither. A sentence
     that shares any such word with a source stands (a paraphrase keeps some), and so does one with no content
     beyond the question, or one in the assistant's own first person ("I'm doing well today"). Numbers are
     :func:`invented`'s to judge: a date the time hint gives supports no weather. Not judged when a memory is in
     another language than the sentence (a translation shares no word)."""
-    if not (asks(message) and (_ASKS_TIME.search(message) or time_intent(message) == "present")):
+    if not (asks(message) and (_ASKS_TIME.search(message) or time_intent(message) == "present"
+                               or _OWN_PHRASE.search(message))):
         return False
     if _FIRST_PERSON_EN.search(sentence) or "我" in sentence:
         return False
@@ -458,7 +461,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
     if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
-        return None, "cut a sentence about today that nothing given to the model supports"
+        return None, "cut a sentence about today or the user that nothing given to the model supports"
     if sources is not None and off_topic(sentence, message, facts):
         return None, "cut a sentence about something else than the question"
     if sources is not None and asks_when(message) and not says_when(sentence, _NOW):

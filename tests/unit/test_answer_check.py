@@ -547,3 +547,31 @@ def test_another_persons_fact_said_as_the_users_is_cut_not_turned(kin: str, name
     assert check_answer(said, told, sources=told, facts=[told]).text in ("Got it.", "好的，知道了。")
     assert not takes_over(said, [mine])
     assert check_answer(said, mine, sources=mine, facts=[mine]).text == second_person(said)
+
+
+@given(_WORDS, st.sampled_from([("What's my favourite restaurant?", "Your favourite restaurant is {w}."),
+                                ("Where do I take my bike for repairs?", "You take it to a {w} shop."),
+                                ("我最喜欢的餐厅是哪家？", "你最喜欢的餐厅是{w}。")]))
+def test_a_detail_of_the_users_life_nothing_said_is_not_asserted(word: str, pair: tuple[str, str]) -> None:
+    """A question about something of the user's ("my bike", "我最喜欢的…") answered with a word no memory, turn or
+    hint holds: the model's guess at a life it was not told about ("西餐", "a local bike shop"). Cut; the plain
+    answer says it was not told (no memory shares a word with the question)."""
+    question, template = pair
+    memories = ["I live in Hangzhou.", "My sister Mei works at Alibaba."]
+    sources = "\n".join([question, *memories])
+    checked = check_answer(template.format(w=word), question, sources=sources, facts=[*memories, question])
+    assert word not in checked.text and checked.changes
+
+
+@pytest.mark.parametrize(("question", "answer", "memories"), [
+    ("What's my job?", "You work as a nurse.", ["My name is Lena and I work as a nurse in Leeds."]),
+    ("What's my job?", "You haven't told me that.", []),  # the model's own abstention: its first person
+    ("我的车是什么牌子的？", "你开的是马自达。", ["我开一辆红色的马自达3。"]),
+    ("What should I bake for a party?", "How about a lemon drizzle cake?", []),  # advice: nothing of theirs asked
+])
+def test_an_answer_about_the_user_that_a_memory_supports_stands(question: str, answer: str,
+                                                               memories: list[str]) -> None:
+    sources = "\n".join([question, *memories])
+    checked = check_answer(answer, question, sources=sources, facts=[*memories, question])
+    assert checked.text == answer and not checked.changes
+
