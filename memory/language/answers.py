@@ -172,7 +172,7 @@ def degenerate(answer: str, message: str) -> str | None:
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
 
@@ -192,6 +192,7 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     tags 谢谢 a person, so only an answer to a question (where a name is a claim) is judged by them."""
     known_digits = _digits(sources)
     known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
+    known |= {w.rstrip("'’-").lower() for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", sources)}  # "EV" of "EV6"
     known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
     out = [n for n in _NUMBER.findall(sentence)
            if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]

@@ -575,3 +575,13 @@ def test_an_answer_about_the_user_that_a_memory_supports_stands(question: str, a
     checked = check_answer(answer, question, sources=sources, facts=[*memories, question])
     assert checked.text == answer and not checked.changes
 
+
+@given(st.from_regex(r"[A-Z]{1,3}[0-9]{1,3}", fullmatch=True), st.sampled_from(["en", "zh"]))
+def test_a_model_name_with_digits_that_a_memory_says_is_not_invented(name: str, lang: str) -> None:
+    """"Kia EV6", "Volvo XC40", "Galaxy S23": a name keeps its digits on both sides. The trial's "You sold the
+    Mazda last month and bought a Kia EV6." was cut as inventing 'EV6' beside the memory that says it."""
+    memory = f"I sold the Mazda last month and bought a Kia {name}."
+    sentence = f"You drive a Kia {name} now." if lang == "en" else f"你现在开的是Kia {name}。"
+    assert invented(sentence, memory) == []
+    other = name[:-1] + str((int(name[-1]) + 1) % 10)
+    assert other in invented(sentence.replace(name, other), memory)
