@@ -167,8 +167,8 @@ def test_a_newer_change_about_something_else_in_the_other_language_stays_below(e
 
 @pytest.mark.parametrize(("question", "told", "answer"), [
     # bench updates (dev split): the change shares no word with the question and is as near it as the old value
-    ("我目前在坚持哪种饮食？", ["我对海鲜过敏。", "我一直坚持纯素。", "我总是记不住别人的名字。", "我受不了香菜的味道。",
-                               "我改吃素食了。", "我不敢看恐怖片。"], "我改吃素食了。"),
+    ("我目前在坚持哪种饮食？", ["我对海鲜过敏。", "我一直坚持纯素。", "我总是记不住别人的名字。",
+                               "我受不了香菜的味道。", "我改吃素食了。", "我不敢看恐怖片。"], "我改吃素食了。"),
     ("我最近靠什么锻炼身体？", ["我最喜欢秋天。", "我主要的锻炼方式是游泳。", "我是左撇子。", "我受不了香菜的味道。",
                                "我最近改练瑜伽了。"], "我最近改练瑜伽了。"),
 ])

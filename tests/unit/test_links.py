@@ -511,9 +511,9 @@ def test_an_untimed_restatement_ranks_first_when_the_two_are_each_others_nearest
     """"我的笔记本电脑是小米笔记本" then "我用戴尔XPS" for "我用什么笔记本电脑？" (no time named): both stand out, and
     their stored vectors are nearer each other than either is to the rest, so the newer ranks first, unmarked.
     Two memories that stand out but are each nearer something else keep the question's order."""
-    from memory.recall import question_links
-
     from dataclasses import replace
+
+    from memory.recall import question_links
 
     def in_session(r: Recalled) -> Recalled:  # each told in a conversation of its own
         return replace(r, memory=r.memory.model_copy(update={"session_id": f"s{r.memory.timestamp}"}))
