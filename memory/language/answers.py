@@ -201,7 +201,8 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     for m in words:
         word = m.group(0).rstrip("'’-")
         low = word.lower()
-        first = not sentence[:m.start()].strip(" \"'“‘(")
+        before = sentence[:m.start()].strip(" \"'“‘(")
+        first = not before or before.endswith((":", "：", "—"))  # "…what I remember is: You drove…"
         if low in _NOT_NAMES or (first and not cjk and not any(c.isupper() or c.isdigit() for c in word[1:])):
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
@@ -450,12 +451,31 @@ def says_when(sentence: str, now: datetime | None = None) -> bool:
     return now is not None and parse_time_window(sentence, now) is not None
 
 
+@cache
+def _own_spans() -> tuple[str, ...]:
+    """The sentences of the plain answers (:data:`REMEMBERED`, :data:`NOT_TOLD`, :data:`NOTED`), longest first."""
+    spans = {p.strip() for said in (REMEMBERED, NOT_TOLD, NOTED) for text in said.values()
+             for p in sentence_spans(text) if p.strip()}
+    return tuple(sorted(spans, key=len, reverse=True))
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
-    Punctuation alone is no sentence."""
+    Punctuation alone is no sentence. A sentence opening with one of the plain answers' own sentences (a model
+    copies "I'm not sure; what I remember is: …" from the session's earlier turns) keeps that opening as the
+    assistant's words and is judged by the rest ("what I remember is: I drove…" is not the user's voice)."""
     if not any(c.isalnum() for c in sentence):
         return None, ""
+    stripped = sentence.lstrip()
+    own = next((p for p in _own_spans() if stripped.startswith(p)), None)
+    if own is not None:
+        lead = sentence[:len(sentence) - len(stripped) + len(own)]
+        rest = sentence[len(lead):]
+        if not any(c.isalnum() for c in rest):
+            return sentence, ""
+        out, why = check_sentence(rest, message, sources=sources, facts=facts, now=now, replaced=replaced)
+        return (None if out is None else lead + out), why
     if any(opener.fullmatch(sentence) and not fits.search(message) for opener, fits in _OPENERS):
         return None, "cut an opener the message gives no reason for"  # '不客气！' alone, to '嗯嗯，懂了'
     older = stale(sentence, replaced) if replaced and sources is not None else None

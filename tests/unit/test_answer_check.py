@@ -585,3 +585,26 @@ def test_a_model_name_with_digits_that_a_memory_says_is_not_invented(name: str, 
     assert invented(sentence, memory) == []
     other = name[:-1] + str((int(name[-1]) + 1) % 10)
     assert other in invented(sentence.replace(name, other), memory)
+
+
+@pytest.mark.parametrize(("question", "answer", "memory", "expected"), [
+    ("What car did I drive before?", "I'm not sure; what I remember is: I drove a red Mazda 3.",
+     "I drive a red Mazda 3.", "I'm not sure; what I remember is: You drove a red Mazda 3."),
+    ("What car did I drive before?", "I'm not sure; what I remember is: You drove a red Mazda 3.",
+     "I drive a red Mazda 3.", "I'm not sure; what I remember is: You drove a red Mazda 3."),
+    ("我以前开什么车？", "我不太确定；我记得的是：我开一辆红色的马自达3。", "我开一辆红色的马自达3。",
+     "我不太确定；我记得的是：你开一辆红色的马自达3。"),
+])
+def test_the_plain_answers_own_words_copied_by_the_model_stay_the_assistants(question: str, answer: str,
+                                                                               memory: str, expected: str) -> None:
+    """The 0.5B copies the plain answer of an earlier turn. The trial got " what you remember is: You lived in
+    Porto." ("I'm not sure;" cut as off topic, "I remember" turned to the user, "You" after the colon taken for
+    an invented name); the opening is the assistant's, the rest is judged. Streamed and stored agree."""
+    shown: list[str] = []
+    guard = SentenceGuard(question, shown.append)
+    guard.context(recalled=[memory], window=[], chains=[""])
+    guard(answer)
+    guard.flush()
+    stored = check_answer(answer, question, sources="\n".join([question, memory]), facts=[memory, question])
+    assert stored.text == expected
+    assert "".join(shown).split() == stored.text.split()
