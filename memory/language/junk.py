@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from memory.language.facts import split_facts
 from memory.language.links import entities
+from memory.language.meaning import clauses
 from memory.language.slots import FIRST_PERSON, person, single_valued_slots
 from memory.language.text import CJK, language, sentences
 from memory.language.words import grounding_units
@@ -238,7 +239,11 @@ def grounded(candidate: str, message: str) -> bool:
     units = grounding_units(candidate)
     if not units:
         return False
-    return len(units & grounding_units(message)) / len(units) >= 0.5
+    said = grounding_units(message)
+    # and so must each clause: "I live in Hangzhou, which is a beautiful city with many green teas." for "I live in
+    # Hangzhou and I love green tea." holds 4 of its 7 units, but its second clause is the model's own
+    parts = [grounding_units(c) for c in clauses(candidate)]
+    return len(units & said) / len(units) >= 0.5 and all(len(p & said) / len(p) >= 0.5 for p in parts if p)
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")

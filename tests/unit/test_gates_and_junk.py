@@ -502,3 +502,20 @@ def test_a_closing_ma_asks_only_with_a_question_mark(message: str, question: boo
     from memory.language.junk import asks
 
     assert asks(message) is question
+
+
+_NOWHERE = st.text("qvxzkj", min_size=4, max_size=8)  # words no message below holds
+
+
+@given(st.sampled_from([("I live in Hangzhou and I love green tea.", "I live in Hangzhou"),
+                        ("My name is Lena and I work as a nurse in Leeds.", "I work as a nurse in Leeds"),
+                        ("我住在杭州，我每天早上喝乌龙茶。", "我每天早上喝乌龙茶")]),
+       st.lists(_NOWHERE, min_size=2, max_size=4), st.sampled_from([", which is", ", so", " and"]))
+def test_a_clause_the_model_added_makes_the_candidate_its_own(said: tuple[str, str], words: list[str],
+                                                              joint: str) -> None:
+    """The new-user trial stored "I live in Hangzhou, which is a beautiful city with many green teas." (4 of its 7
+    units said, its second clause not). Each clause of a candidate must come from the message; the clause alone
+    does."""
+    message, clause = said
+    assert grounded(clause, message)
+    assert not grounded(f"{clause}{joint} {' '.join(words)}.", message)
