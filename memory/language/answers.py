@@ -459,6 +459,12 @@ def _own_spans() -> tuple[str, ...]:
     return tuple(sorted(spans, key=len, reverse=True))
 
 
+def _own_opening(sentence: str) -> str | None:
+    """The plain answers' sentence ``sentence`` opens with (any case, either apostrophe), or None."""
+    said = sentence.lstrip().replace("’", "'").lower()
+    return next((p for p in _own_spans() if said.startswith(p.lower())), None)
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -468,7 +474,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if not any(c.isalnum() for c in sentence):
         return None, ""
     stripped = sentence.lstrip()
-    own = next((p for p in _own_spans() if stripped.startswith(p)), None)
+    own = _own_opening(sentence)
     if own is not None:
         lead = sentence[:len(sentence) - len(stripped) + len(own)]
         rest = sentence[len(lead):]
@@ -633,9 +639,10 @@ class SentenceGuard:
         if not key or key in self._seen or echoes_prompt(sentence):
             return
         self._seen.add(key)
-        if any(similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
-               for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
-            return  # copied from an earlier answer to another message
+        if _own_opening(sentence) is None and any(
+                similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
+                for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
+            return  # copied from an earlier answer to another message (not the plain answer's own words)
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
                                 replaced=self._replaced)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:

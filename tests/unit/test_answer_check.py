@@ -600,11 +600,15 @@ def test_the_plain_answers_own_words_copied_by_the_model_stay_the_assistants(que
     """The 0.5B copies the plain answer of an earlier turn. The trial got " what you remember is: You lived in
     Porto." ("I'm not sure;" cut as off topic, "I remember" turned to the user, "You" after the colon taken for
     an invented name); the opening is the assistant's, the rest is judged. Streamed and stored agree."""
-    shown: list[str] = []
-    guard = SentenceGuard(question, shown.append)
-    guard.context(recalled=[memory], window=[], chains=[""])
-    guard(answer)
-    guard.flush()
-    stored = check_answer(answer, question, sources="\n".join([question, memory]), facts=[memory, question])
-    assert stored.text == expected
-    assert "".join(shown).split() == stored.text.split()
+    # the session's earlier plain answer to another question: its words are the assistant's, not a copied answer
+    earlier = [{"role": "user", "content": "What's my job?"},
+               {"role": "assistant", "content": "I'm not sure; what I remember is: You work as a nurse."}]
+    for said in (answer, answer.replace("'", "’").replace("what I", "What I")):
+        shown: list[str] = []
+        guard = SentenceGuard(question, shown.append)
+        guard.context(recalled=[memory], window=earlier, chains=[""])
+        guard(said)
+        guard.flush()
+        stored = check_answer(said, question, sources="\n".join([question, memory]), facts=[memory, question])
+        assert stored.text.replace("’", "'").lower() == expected.lower()
+        assert "".join(shown).split() == stored.text.split()
