@@ -20,9 +20,10 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cache
 
 import numpy as np
 
@@ -182,15 +183,23 @@ def tied_restatements(ranked: Sequence[Recalled], vectors: Mapping[str, Sequence
     restatement and stays off topic."""
     from memory.language.links import same_holder
 
-    if not ranked:
-        return set()
-    best = max(r.breakdown.cosine for r in ranked)
     pairs = mutually_nearest(vectors)
     on = [r for r in ranked if r.breakdown.on_topic]
-    return {r.memory.id for r in ranked
-            if not r.breakdown.on_topic and r.breakdown.cosine >= best - config.present_cosine_tie
-            and any(frozenset((r.memory.id, o.memory.id)) in pairs and o.memory.session_id != r.memory.session_id
-                    and same_holder(r.memory.text, o.memory.text, known=True) for o in on)}
+    return {r.memory.id for r in tied_off_topic(ranked, config)
+            if any(_told_again(r, o, pairs) and same_holder(r.memory.text, o.memory.text, known=True) for o in on)}
+
+
+def tied_off_topic(ranked: Sequence[Recalled], config: RankingConfig) -> list[Recalled]:
+    """The memories of a question about now off topic by their words yet as near it as the nearest of all
+    (within ``present_cosine_tie``)."""
+    best = max((r.breakdown.cosine for r in ranked), default=0.0)
+    return [r for r in ranked if not r.breakdown.on_topic and r.breakdown.cosine >= best - config.present_cosine_tie]
+
+
+def _told_again(a: Recalled, b: Recalled, pairs: set[frozenset[str]]) -> bool:
+    """Are ``a`` and ``b`` each other's nearest memory (``pairs``: :func:`mutually_nearest`), told in different
+    conversations?"""
+    return frozenset((a.memory.id, b.memory.id)) in pairs and a.memory.session_id != b.memory.session_id
 
 
 def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
@@ -219,8 +228,7 @@ def restated(stand_out: Sequence[Recalled], vectors: Mapping[str, Sequence[float
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
         older = frozenset(m.memory.id for m in stand_out if m.memory.timestamp < r.memory.timestamp
-                          and (pairs is None or (frozenset((r.memory.id, m.memory.id)) in pairs
-                                                 and r.memory.session_id != m.memory.session_id))
+                          and (pairs is None or _told_again(r, m, pairs))
                           and same_holder(r.memory.text, m.memory.text, known=True))
         if older:
             out[r.memory.id] = older
@@ -243,7 +251,7 @@ def mutually_nearest(vectors: Mapping[str, Sequence[float]]) -> set[frozenset[st
 
 
 def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig, *, by_slot: bool = False,
-                   present: bool = False, vectors: Mapping[str, Sequence[float]] | None = None
+                   present: bool = False, vectors: Callable[[], Mapping[str, Sequence[float]]] | None = None
                    ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
@@ -251,19 +259,20 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     for :func:`stated_changes`. For a question about now every stated change counts; for one naming no time only
     those among the memories that stand out for it (:func:`answer_set`), with the older ones that stand out too."""
     changes = stated_changes(ranked[:top_k], by_slot=by_slot)
+    stand = answer_set(ranked, top_k)
     if not present:
         # a question naming no time ("What did Caroline research?") links a stated change only to what stands out
         # for it with the change: every turn of a conversation says whom, and "I just started a pottery class"
         # otherwise rose above the older turn the question was about (LoCoMo R@5 68.6 -> 64.0 on its first
         # conversation)
-        stand_out = {r.memory.id for r in answer_set(ranked, top_k)}
+        stand_out = {r.memory.id for r in stand}
         changes = {new: olds & stand_out for new, olds in changes.items() if new in stand_out and olds & stand_out}
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
     # a restatement orders for a question about now ("who is my manager now?") and, for a question naming no
-    # time, where the two are each other's nearest memory (``vectors``: the candidates'), unless configured for
-    # every question (RankingConfig.restatements)
-    stand = answer_set(ranked, top_k)
-    found = restated(stand) if config.restatements or present else restated(stand, vectors) if vectors else {}
+    # time, where the two are each other's nearest memory (``vectors`` gives the candidates', asked only when
+    # something stands out), unless configured for every question (RankingConfig.restatements)
+    found = (restated(stand) if config.restatements or present
+             else restated(stand, vectors()) if vectors is not None and stand else {})
     for new, olds in found.items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
     return implied, changes
@@ -401,21 +410,16 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
     floor = decay_floor_for(window, intent, cfg)
     ranked = rerank_hybrid(hits, now_ms, decay_floor=floor, top_k=len(hits), present=present, config=cfg,
                            topic=topic)
-    vectors: dict[str, list[float]] | None = None
-    if present and topic is None and ranked and any(
-            not r.breakdown.on_topic and r.breakdown.cosine >= max(m.breakdown.cosine for m in ranked)
-            - cfg.present_cosine_tie for r in ranked):
-        # the nearest memory in meaning shares no word with the question: is it what an on-topic one says?
-        vectors = ltm.vectors(user_id, [h.memory.id for h in hits])
-        if joined := tied_restatements(ranked, vectors, cfg):
-            was = {r.memory.id: bool(r.breakdown.on_topic) for r in ranked}
-            ranked = rerank_hybrid(hits, now_ms, decay_floor=floor, top_k=len(hits), present=present, config=cfg,
-                                   topic=[was[h.memory.id] or h.memory.id in joined for h in hits])
+    # the candidates' stored vectors, fetched once and only when a restatement needs them
+    vectors = cache(lambda: ltm.vectors(user_id, [h.memory.id for h in hits]))
+    # a question about now whose nearest memory in meaning shares no word with it: is that what an on-topic one says?
+    if present and topic is None and tied_off_topic(ranked, cfg) and (
+            joined := tied_restatements(ranked, vectors(), cfg)):
+        was = {r.memory.id: bool(r.breakdown.on_topic) for r in ranked}
+        ranked = rerank_hybrid(hits, now_ms, decay_floor=floor, top_k=len(hits), present=present, config=cfg,
+                               topic=[was[h.memory.id] or h.memory.id in joined for h in hits])
     changes: dict[str, frozenset[str]] = {}
     if window is None and intent != "past":  # about now, or no time named: the newest of a subject first
-        # for a question naming no time, the stored vectors of what it found tell a value said twice
-        if vectors is None and not present and not cfg.restatements and answer_set(ranked, top_k):
-            vectors = ltm.vectors(user_id, [r.memory.id for r in ranked])
         implied, changes = question_links(ranked, top_k, cfg, by_slot=topic is not None, present=present,
                                           vectors=vectors)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,

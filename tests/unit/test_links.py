@@ -522,15 +522,15 @@ def test_an_untimed_restatement_ranks_first_when_the_two_are_each_others_nearest
                                       _told("我是狮子座", 0.853, 2), _told("我最喜欢的电影是《千与千寻》", 0.832, 3))]
     pair = {"我的笔记本电脑是小米笔记本": [1.0, 0.0, 0.0], "我用戴尔XPS": [0.92, 0.39, 0.0],
             "我是狮子座": [0.0, 0.6, 0.8], "我最喜欢的电影是《千与千寻》": [0.0, 0.8, 0.6]}
-    implied, changes = question_links(ranked, 5, RankingConfig(), vectors=pair)
+    implied, changes = question_links(ranked, 5, RankingConfig(), vectors=lambda: pair)
     out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
     assert [(r.memory.id, r.chain) for r in out][:2] == [("我用戴尔XPS", ""), ("我的笔记本电脑是小米笔记本", "")]
     apart = {**pair, "我用戴尔XPS": [0.0, 0.75, 0.66]}  # nearest to the star sign, not to the laptop
-    implied, _ = question_links(ranked, 5, RankingConfig(), vectors=apart)
+    implied, _ = question_links(ranked, 5, RankingConfig(), vectors=lambda: apart)
     assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
     # told in one conversation, the later one goes on about the subject: no restatement
     one = [replace(r, memory=r.memory.model_copy(update={"session_id": "s"})) for r in ranked]
-    implied, _ = question_links(one, 5, RankingConfig(), vectors=pair)
+    implied, _ = question_links(one, 5, RankingConfig(), vectors=lambda: pair)
     assert newest_first(one, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
 
 
