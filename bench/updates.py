@@ -7,7 +7,12 @@ one of the first five for the "before" question holds the old one; answer_now = 
 "now" question (a new session) names the new value and not the old; stale_answers = the old and not the new;
 fragments = the users' active memories that are not whole statements ("and bought a Tesla", "他加入了微软");
 recall_kept_top1 = share of the questions about the unrelated facts told beside the change (facts that did not
-change: "What's my blood type?") whose first memory holds the answer — what links between memories must not cost.
+change: "What's my blood type?") whose first memory holds the answer — what links between memories must not cost;
+prompt_stale = where one of the memories the "now" question's compact prompt shows (recall's first ``recall_top_k``,
+those marked earlier left out, as :func:`nodes.respond.build_prompt` does for a small model) holds an old value and
+not the new one: what the bundled model is handed as current; retired = where a memory holding an old value and no new
+one was superseded (a stated change retires it); wrongly_retired = superseded memories holding no old value (a fact
+that did not change, retired).
 ``--scripted`` writes memories with the scripted model (graph/testing.py: its extractor returns the message's
 sentences, its verifier adds all but identical texts), so the recall figures do not depend on a model.
 """
@@ -76,6 +81,9 @@ def _figures(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
             "recall_kept_top1": _pct(sum(r["kept_ok"] for r in rows), sum(len(r["kept"]) for r in rows)),
             "answer_now": _pct(sum(r["answer_ok"] for r in rows), n) if answers else None,
             "stale_answers": _pct(sum(r["stale"] for r in rows), n) if answers else None,
+            "prompt_stale": _pct(sum(r["prompt_stale"] for r in rows), n),
+            "retired": _pct(sum(r["retired"] for r in rows), n),
+            "wrongly_retired": sum(len(r["wrongly_retired"]) for r in rows),
             "fragments": sum(len(r["fragments"]) for r in rows)}
 
 
@@ -132,7 +140,8 @@ def _row(sc: UpdateScenario, **fields: Any) -> dict[str, Any]:
                            "new_values": list(sc.new_values), "old_values": list(sc.old_values),
                            "recall_now": False, "recall_before": False, "top_now": [], "top_before": [],
                            "answer": None, "answer_ok": False, "stale": False, "stored": [], "fragments": [],
-                           "kept": [], "kept_ok": 0, "error": ""}
+                           "kept": [], "kept_ok": 0, "prompt_stale": False, "retired": False,
+                           "wrongly_retired": [], "error": ""}
     row.update(fields)
     return row
 
@@ -143,9 +152,13 @@ def _scenario(deps: Deps, sc: UpdateScenario, user: str, asked_at: datetime, ans
     memories = list_memories(deps, user, status="all")
     text_of = {m.id: m.text for m in memories}
     stored = [m.text for m in memories if m.status == "active"]
+    superseded = [m.text for m in memories if m.status == "superseded"]
+    old_only = [t for t in superseded if mentions(t, sc.old_values) and not mentions(t, sc.new_values)]
     links = [[m.text, text_of[old]] for m in memories for old in m.follows if old in text_of]
     now = asked_at.isoformat()
     top_now = [r.memory.text for r in search_memories(deps, user, sc.now_question, now=now, limit=5)]
+    shown = [r.memory.text for r in search_memories(deps, user, sc.now_question, now=now,
+                                                    limit=deps.settings.recall_top_k) if r.chain != "earlier"]
     top_before = [r.memory.text for r in search_memories(deps, user, sc.before_question, now=now, limit=5)]
     kept = [(q, [r.memory.text for r in search_memories(deps, user, q, now=now, limit=1)]) for q, _ in sc.kept]
     row = _row(sc, kept=[[q, top[0] if top else ""] for q, top in kept],
@@ -153,7 +166,10 @@ def _scenario(deps: Deps, sc: UpdateScenario, user: str, asked_at: datetime, ans
                                                                                                       strict=True)),
                recall_now=bool(top_now) and mentions(top_now[0], sc.new_values),
                recall_before=any(mentions(t, sc.old_values) for t in top_before), top_now=top_now,
-               top_before=top_before, stored=stored, links=links, fragments=[t for t in stored if fragment(t)])
+               top_before=top_before, stored=stored, links=links, fragments=[t for t in stored if fragment(t)],
+               prompt_stale=any(mentions(t, sc.old_values) and not mentions(t, sc.new_values) for t in shown),
+               retired=bool(old_only), superseded=superseded,
+               wrongly_retired=[t for t in superseded if not mentions(t, sc.old_values)])
     if answers:
         answer = run_turn(deps, user, "question", sc.now_question, at=now).answer
         new, old = mentions(answer, sc.new_values), mentions(answer, sc.old_values)
@@ -172,6 +188,10 @@ def _say(row: dict[str, Any]) -> None:
         line += f"; answer {mark(row['answer_ok'])}{' STALE' if row['stale'] else ''} {row['answer']!r}"
     if row["fragments"]:
         line += f"; fragments {row['fragments']}"
+    if row["prompt_stale"]:
+        line += "; OLD SHOWN AS CURRENT"
+    if row["wrongly_retired"]:
+        line += f"; WRONGLY RETIRED {row['wrongly_retired']}"
     if row["error"]:
         line += f"  ERROR ({row['error']})"
     print(line, file=sys.stderr, flush=True)
@@ -215,6 +235,8 @@ def report(r: dict[str, Any]) -> str:
                       for code, f in r["by_lang"].items())
     return (f"{r['model']} on {r['split']}: {r['cases']} scenarios, recall now@1 {pct('recall_now_top1')}, "
             f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, "
+            f"old value shown as current {pct('prompt_stale')}, retired {pct('retired')} "
+            f"({r['wrongly_retired']} wrongly), "
             f"answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
             f"{r['fragments']} fragments, failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")
