@@ -289,8 +289,9 @@ def told_in_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
 
 def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig,
                    links: Sequence[Sequence[Link]] | None = None) -> list[Verdict]:
-    """A candidate left as ``add`` that says, in the user's words, that a one-valued fact changed ("I moved to
-    Shanghai" beside "I live in Hangzhou") updates the closest such memory
+    """A candidate left as ``add`` that says, in the user's words, that a fact changed ("I moved to Shanghai" beside
+    "I live in Hangzhou"; "I now drive a Kia EV6 instead of the Mazda" beside "I drive a Mazda", which it is linked
+    to by name) updates the closest such memory
     (:func:`memory.language.gates.states_change`): a weak verifier that answers "add" to everything must not leave both
     places current. The old memory is superseded, not deleted: its history says why, and it can be restored."""
     out: list[Verdict] = []
@@ -299,9 +300,10 @@ def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hi
         target = None
         if v["decision"] == "add":
             said = _said_change(v["candidate"])
-            linked = [True] * len(near) if links is None else [k.follows for k in links[n]]
-            target = next((h for h, ok in zip(near, linked, strict=True) if ok and h.memory.id not in retired
-                           and states_change(said, h.memory.text, h.cosine, gates)), None)
+            found = [Link(True, "")] * len(near) if links is None else links[n]
+            target = next((h for h, k in zip(near, found, strict=True) if k.follows and h.memory.id not in retired
+                           and states_change(said, h.memory.text, h.cosine, gates, linked=k.named and not k.weak)),
+                          None)
         if target is None:
             out.append(v)
             continue

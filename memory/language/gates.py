@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.facts import nothing_else, split_facts
-from memory.language.links import entities, openers
+from memory.language.links import entities, holders, openers, same_holder
 from memory.language.slots import single_valued_slots, slots
-from memory.language.words import content_units, grounding_units
+from memory.language.words import chinese_nouns, content_units, grounding_units
 
 
 @dataclass(frozen=True)
@@ -112,17 +112,31 @@ def subsumed(short: str, long: str) -> bool:
     return coverage == 1.0 or (coverage >= 0.5 and _subsequence(a, b))
 
 
-def states_change(candidate: str, existing: str, cosine: float, config: GateConfig) -> bool:
-    """Does ``candidate`` say, in the user's words, that the value ``existing`` holds has changed? Both hold the same
-    one-valued slot of the same person, the candidate names the change ("moved", "now", "现在", "搬到"...), the
-    existing memory says one fact and nothing else (retiring it retires nothing else) and the topic test passes. A
-    rule, not a model's verdict: a weak verifier that answers "add" must not leave two places the user lives both
-    current."""
+def states_change(candidate: str, existing: str, cosine: float, config: GateConfig, *, linked: bool = False) -> bool:
+    """Does ``candidate`` say, in the user's words, that the value ``existing`` holds has changed? The candidate
+    names the change ("moved", "now", "现在", "搬到"...), the existing memory says one fact and nothing else
+    (retiring it retires nothing else), and both are about the same thing of the same person: the same one-valued
+    slot where the slot table knows it (and the topic test passes), or, for any other subject, ``linked``: the two
+    share what names it (a :class:`memory.language.links.Link` by an entity, not by nearness alone: "Mazda",
+    "乌龙茶") and the candidate names a thing the existing memory lacks, the new value ("I switched from the Mazda
+    to a Kia EV6", "我不喝乌龙茶了，现在改喝咖啡"; "My Mazda is now at the garage" names none and retires nothing). A
+    rule, not a model's verdict: a weak verifier that answers "add" must not leave two values both current."""
     if not says_change(candidate) or not nothing_else(existing):
         return False
-    if not single_valued_slots(candidate) & single_valued_slots(existing):
-        return False
-    return same_subject(candidate, existing, cosine, config)[0]
+    if single_valued_slots(candidate) & single_valued_slots(existing) and same_subject(candidate, existing, cosine,
+                                                                                        config)[0]:
+        return True
+    return linked and same_holder(candidate, existing, known=True) and bool(new_values(candidate, existing))
+
+
+def new_values(candidate: str, existing: str) -> frozenset[str]:
+    """The things ``candidate`` names that ``existing`` does not (entities, Chinese nouns; not the people either is
+    about): what a stated change changed to."""
+    def named(text: str) -> frozenset[str]:
+        return entities(text) | chinese_nouns(text)
+
+    people = holders(candidate) | holders(existing)
+    return frozenset(w for w in named(candidate) - named(existing) - people if w not in existing.lower())
 
 
 def _units(text: str) -> set[str]:

@@ -112,3 +112,18 @@ def chinese_names(text: str) -> list[str]:
     for run in _CJK_RUN.findall(text):
         out += [w.word for w in jieba.posseg.lcut(run) if w.flag in _PROPER_TAGS and len(w.word) >= 2]
     return out
+
+
+
+def chinese_nouns(text: str) -> frozenset[str]:
+    """The words of the Chinese in ``text`` that jieba's lexicon tags as nouns (of every kind: places,
+    organisations, names) and that are longer than a character ("咖啡", "里斯本", "乌龙茶"): what names a thing,
+    by a closed grammar, not a list of subjects."""
+    import logging
+
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    return frozenset(p.word for run in _CJK_RUN.findall(text) for p in jieba.posseg.lcut(run)
+                     if len(p.word) > 1 and p.flag.startswith(("n", "eng")))

@@ -105,3 +105,33 @@ def test_use_never_lifts_a_memory_above_its_follower(agent: Agent) -> None:
     for _ in range(12):  # recalled and used a dozen times before the change
         ltm.bump_refs("u", [old.id], now_ms)
     assert "Lumen" in _top(agent, "u", "Which gym do I train at?")[0]
+
+
+@pytest.mark.parametrize(("old", "change", "new"), [
+    # subjects no slot table lists, linked by the name they share; the change names the new value
+    ("I drink Veltrano cold brew every morning.", "I switched from Veltrano to Orrin matcha now.", "Orrin"),
+    ("我的键盘是澜舟K3。", "我现在不用澜舟K3了，改用墨砚Pro键盘。", "墨砚"),
+])
+def test_a_stated_change_of_any_subject_retires_what_it_names_recorded_and_reversible(
+        agent: Agent, old: str, change: str, new: str) -> None:
+    _tell(agent, "u", [(30, old), (29, "My blood type is O."), (2, change)])
+    ltm = agent.deps.long_term()
+    by_text = {m.text: m for m in ltm.scroll("u")}
+    was = by_text[old.rstrip(".。")]
+    now = next(m for t, m in by_text.items() if new in t)
+    assert was.status == "superseded" and was.superseded_by == now.id
+    assert by_text["My blood type is O"].status == "active"  # what the change does not name stays
+    events = agent.deps.events().history("u", was.id)
+    assert any(e.event == "superseded" and e.related_id == now.id for e in events)
+    from graph.manage import restore_memory
+
+    assert restore_memory(agent.deps, "u", was.id).was == "superseded"
+    assert next(m for m in ltm.scroll("u") if m.id == was.id).status == "active"
+
+
+def test_a_change_naming_no_new_value_retires_nothing(agent: Agent) -> None:
+    """"now" says where the scooter is, not that it was replaced: a named link and a change word are not enough."""
+    _tell(agent, "u", [(30, "I ride a Zephyrin scooter to the studio."),
+                       (2, "My Zephyrin scooter is now at the repair shop.")])
+    kept = {m.text: m.status for m in agent.deps.long_term().scroll("u")}
+    assert kept["I ride a Zephyrin scooter to the studio"] == "active", kept

@@ -156,6 +156,9 @@ def test_slots_name_the_person_and_the_thing() -> None:
     assert slots("记住：我的护照号码尾号是42。") == {"self:passport"}
     assert slots("用户最喜欢的电影是《异形》。") == {"self:favourite:film"}  # one slot in both languages
     assert slots("My favourite movie is Alien") == {"self:favourite:film"}
+    # 住 as a verb's result ("can't keep in mind") is not where anyone lives; before a place it is
+    assert "self:residence" not in slots("我总是记不住别人的名字")
+    assert slots("我不住在杭州了") == {"self:residence"}
     assert slots("The user's favourite books are by Herbert") == {"self:favourite:book"}
 
 
@@ -183,6 +186,28 @@ def test_slots_name_the_person_and_the_thing() -> None:
 ])
 def test_a_stated_change_retires_the_old_value(candidate: str, existing: str, cosine: float, changed: bool) -> None:
     assert states_change(candidate, existing, cosine, gates_for("e5")) is changed
+
+
+@pytest.mark.parametrize(("candidate", "existing", "linked", "changed"), [
+    # subjects no slot lists, linked by what names them: the change names the new value
+    ("I sold the Mazda last month and now drive a Kia EV6.", "I drive a Mazda.", True, True),
+    ("我不喝乌龙茶了，现在改喝咖啡。", "我每天早上喝乌龙茶。", True, True),
+    ("I switched from Netflix to HBO Max.", "I subscribe to Netflix.", True, True),
+    ("我现在用OPPO Find X7，不用三星了", "我的手机是三星Galaxy S23", True, True),
+    # no new value named: the old one still holds ("now" says where the car is, not that it was replaced)
+    ("My Mazda is now at the garage.", "I drive a Mazda.", True, False),
+    # linked by nearness alone (or not at all): nothing retired, recall orders them
+    ("I sold the Mazda last month and now drive a Kia EV6.", "I drive a Mazda.", False, False),
+    # no change said: both stay
+    ("I also drive a Kia EV6 and the Mazda.", "I drive a Mazda.", True, False),
+    # another person's thing
+    ("My brother now drives a Kia EV6 instead of his Mazda.", "I drive a Mazda.", True, False),
+    # the old memory says more than the value: retiring it would retire the rest
+    ("I switched from Netflix to HBO Max.", "I subscribe to Netflix and I love green tea.", True, False),
+])
+def test_a_stated_change_of_any_subject_retires_what_it_is_linked_to(candidate: str, existing: str, linked: bool,
+                                                                     changed: bool) -> None:
+    assert states_change(candidate, existing, 0.9, gates_for("e5"), linked=linked) is changed
 
 
 @pytest.mark.parametrize(("said", "kept"), [
