@@ -255,7 +255,8 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
                    ) -> tuple[dict[str, dict[str, float]], dict[str, frozenset[str]]]:
     """The links a question implies among its first ``top_k`` memories, for :func:`newest_first` (the older
     memories' ids with the margin each allows, by the newer one's id), and the stated changes among them for
-    :func:`mark_chains` (a restatement orders, unmarked: nothing says the older was replaced). ``by_slot``: as
+    :func:`mark_chains` (a restatement is marked only where the two are each other's nearest memory, told in different
+    conversations; the others order, unmarked). ``by_slot``: as
     for :func:`stated_changes`. For a question about now every stated change counts; for one naming no time only
     those among the memories that stand out for it (:func:`answer_set`), with the older ones that stand out too."""
     changes = stated_changes(ranked[:top_k], by_slot=by_slot)
@@ -271,10 +272,15 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     # a restatement orders for a question about now ("who is my manager now?") and, for a question naming no
     # time, where the two are each other's nearest memory (``vectors`` gives the candidates', asked only when
     # something stands out), unless configured for every question (RankingConfig.restatements)
-    found = (restated(stand) if config.restatements or present
-             else restated(stand, vectors()) if vectors is not None and stand else {})
+    told_again = restated(stand, vectors()) if vectors is not None and stand else {}
+    found = restated(stand) if config.restatements or present else told_again
     for new, olds in found.items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
+    # a value said again in other words, each the other's nearest memory and told in another conversation, replaced
+    # the older one: it is marked earlier like a stated change (a small model answers from what it is shown as
+    # current: "你床头放着一本书，名为《平凡的世界》" when recall put 《围城》 first)
+    for new, olds in told_again.items():
+        changes[new] = changes.get(new, frozenset()) | olds
     return implied, changes
 
 

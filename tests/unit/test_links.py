@@ -509,8 +509,9 @@ def test_mutually_nearest_pairs() -> None:
 
 def test_an_untimed_restatement_ranks_first_when_the_two_are_each_others_nearest() -> None:
     """"我的笔记本电脑是小米笔记本" then "我用戴尔XPS" for "我用什么笔记本电脑？" (no time named): both stand out, and
-    their stored vectors are nearer each other than either is to the rest, so the newer ranks first, unmarked.
-    Two memories that stand out but are each nearer something else keep the question's order."""
+    their stored vectors are nearer each other than either is to the rest, so the newer ranks first and the older
+    is marked earlier (a small model is shown only the newer). Two memories that stand out but are each nearer
+    something else keep the question's order, unmarked."""
     from dataclasses import replace
 
     from memory.recall import question_links
@@ -524,14 +525,17 @@ def test_an_untimed_restatement_ranks_first_when_the_two_are_each_others_nearest
             "我是狮子座": [0.0, 0.6, 0.8], "我最喜欢的电影是《千与千寻》": [0.0, 0.8, 0.6]}
     implied, changes = question_links(ranked, 5, RankingConfig(), vectors=lambda: pair)
     out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
-    assert [(r.memory.id, r.chain) for r in out][:2] == [("我用戴尔XPS", ""), ("我的笔记本电脑是小米笔记本", "")]
+    assert [(r.memory.id, r.chain) for r in out][:2] == [("我用戴尔XPS", "now"),
+                                                         ("我的笔记本电脑是小米笔记本", "earlier")]
     apart = {**pair, "我用戴尔XPS": [0.0, 0.75, 0.66]}  # nearest to the star sign, not to the laptop
-    implied, _ = question_links(ranked, 5, RankingConfig(), vectors=lambda: apart)
+    implied, changes = question_links(ranked, 5, RankingConfig(), vectors=lambda: apart)
     assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
+    assert not changes
     # told in one conversation, the later one goes on about the subject: no restatement
     one = [replace(r, memory=r.memory.model_copy(update={"session_id": "s"})) for r in ranked]
-    implied, _ = question_links(one, 5, RankingConfig(), vectors=lambda: pair)
+    implied, changes = question_links(one, 5, RankingConfig(), vectors=lambda: pair)
     assert newest_first(one, [], RankingConfig(), implied)[0].memory.id == "我的笔记本电脑是小米笔记本"
+    assert not changes
 
 
 def test_a_change_in_other_words_joins_a_present_questions_topic_only_as_a_restatement() -> None:
