@@ -4,19 +4,21 @@ An extractor rewrites the user's words; a small one changes what they mean while
 blue Honda Civic." became "I have always wanted to own a blue Honda Civic." and passed every gate that counts
 shared words. What a rewording may never change is carried by a few closed classes of grammar words, the same for
 any subject: negation ("not", "never", "不", "没"), modality ("want to", "might", "想", "可能"), the time a
-statement holds ("used to", "will", "以前", "将") and who it is about (the user, a kinship word, a name).
-:func:`changed_meaning` compares those between a candidate and the clause of the message it came from.
+statement holds ("used to", "will", "以前", "将") and who it is about (the user, a kinship word, a name). Nor may it
+join what one clause does to the thing another clause names ("I bought the Canon R6" from "I sold the Canon R6 and
+bought a Fujifilm X-T5"). :func:`changed_meaning` compares those between a candidate and the clause of the message
+it came from.
 """
 
 from __future__ import annotations
 
 import re
 
-from memory.language.links import holders
+from memory.language.links import entities, holders
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
 from memory.language.text import sentences
-from memory.language.words import grounding_units, names_a_person_first
+from memory.language.words import chinese_nouns, grounding_units, names_a_person_first
 
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
@@ -70,6 +72,62 @@ def _holder(text: str) -> frozenset[str]:
     return holders(THE_USER.sub(me, text))
 
 
+def _named(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in entities(text) | chinese_nouns(text))
+
+
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _doings(clause: str) -> dict[str, str]:
+    """What ``clause`` does with each thing it names: the thing (lower-cased) -> the word before it that acts on
+    it: in English the nearest content word before the name ("bought" of "bought a Fujifilm X-T5"), in Chinese the
+    nearest verb by jieba's part of speech ("买" of "买了富士X-T5")."""
+    out: dict[str, str] = {}
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        import jieba.posseg
+
+        verb = ""
+        for p in jieba.posseg.lcut(clause):
+            if p.flag.startswith("v"):
+                verb = p.word
+            elif verb and p.word.lower() in _named(clause):
+                out.setdefault(p.word.lower(), verb)
+        return out
+    names = _named(clause)
+    last = ""
+    for m in _EN_WORD.finditer(clause):
+        word = m.group(0)
+        if word.lower() in names:
+            if last:
+                out.setdefault(word.lower(), last)
+        elif grounding_units(word):
+            last = next(iter(grounding_units(word)))
+    return out
+
+
+def crossed(candidate: str, sentence: str) -> str | None:
+    """Does a clause of ``candidate`` join what one clause of ``sentence`` does ("bought", "买") to the thing
+    another names ("I bought the Canon R6" from "I sold the Canon R6 and bought a Fujifilm X-T5")? Why, or None. A
+    clause that takes its person or its time from another clause ("Tom joined Microsoft" from "Tom left Google, he
+    joined Microsoft") changes nothing: only a word that acts on another named thing counts."""
+    parts = clauses(sentence)
+    for c in clauses(candidate):
+        mine, units = _named(c), grounding_units(c)
+        for a in parts:
+            if not mine & _named(a):
+                continue
+            for b in parts:
+                for thing, verb in _doings(b).items() if b is not a else ():
+                    if thing in mine or thing in _named(a):
+                        continue
+                    has = verb in c if re.search(r"[\u4e00-\u9fff]", verb) else verb in units
+                    in_a = verb in a if re.search(r"[\u4e00-\u9fff]", verb) else verb in grounding_units(a)
+                    if has and not in_a:
+                        return f"it puts {verb!r}, said of {thing!r}, on {sorted(mine & _named(a))[0]!r}"
+    return None
+
+
 def changed_meaning(candidate: str, message: str) -> str | None:
     """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
@@ -85,6 +143,8 @@ def changed_meaning(candidate: str, message: str) -> str | None:
         return f"it adds {sorted(added)[0]} that the message does not have"
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
+    if (why := crossed(candidate, sentence)) is not None:
+        return why
     mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message
     # says of someone it names (a Chinese name has no capital: the lexicon's part of speech finds it)

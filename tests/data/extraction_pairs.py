@@ -98,6 +98,19 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("Mia doesn't teach yoga now, she opened a bakery.", "Mia teaches yoga and opened a bakery.", "changes"),
     ("我不学吉他了，三月开始学大提琴。", "用户三月开始学大提琴。", "keeps"),
     ("I don't drive to work anymore, I take the tram.", "The user takes the tram.", "keeps"),
+    # what one clause does put on the thing another names: bench updates test, the 0.5B ("I bought the Fujifilm
+    # X-T5 and purchased the Canon R6" for a sale and a purchase)
+    ("I sold the Canon R6 and bought a Fujifilm X-T5.", "The user bought the Canon R6.", "changes"),
+    ("I sold the Canon R6 and bought a Fujifilm X-T5.", "The user bought a Fujifilm X-T5.", "keeps"),
+    ("Tom left Google and joined Microsoft.", "Tom joined Google.", "changes"),
+    ("Ines quit the Harbour Choir and joined the Riverside Rowers.", "Ines joined the Harbour Choir.", "changes"),
+    ("Ines quit the Harbour Choir and joined the Riverside Rowers.", "Ines joined the Riverside Rowers.", "keeps"),
+    ("我把佳能R6卖了，买了富士X-T5。", "用户买了佳能R6。", "changes"),
+    ("我离开了阿里巴巴，加入了腾讯。", "用户加入了阿里巴巴。", "changes"),
+    ("我离开了阿里巴巴，加入了腾讯。", "用户加入了腾讯。", "keeps"),
+    ("我退掉了爱奇艺会员，订阅了网易云音乐。", "用户订阅了爱奇艺会员。", "changes"),
+    ("Last spring I sold my Yamaha piano, and I bought a Gibson guitar.",
+     "The user bought a Gibson guitar last spring.", "keeps"),
 ]
 
 
