@@ -35,7 +35,13 @@ _PERSON_PHRASE_EN = re.compile(r"^\W*((?i:my|our)\s+(?:\w+\s+)?(?i:" + _KIN_EN +
 _PERSON_PHRASE_ZH = re.compile(r"^\W*((?:我的?|我们的?)(?:" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True))
                                + r")|(?![我你他她它这那])[\u4e00-\u9fff]{2,3}?(?=在|是|的))")
 # Someone the user introduces: "I have a sister called Mei", "我有一个女儿叫小雨".
+# A relative named anywhere in a sentence ("I talked to my dad yesterday", "周末和我老婆聊了聊"): the person a
+# pronoun opening the next sentence is about when the sentence names no other.
+_KIN_ANYWHERE_EN = re.compile(r"\b((?i:my|our)\s+(?:\w+\s+)?(?i:" + _KIN_EN + r")(?:\s+[A-Z][a-z]+)?)\b")
+_KIN_ANYWHERE_ZH = re.compile(r"((?:我的?|我们的?)(?:" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + r"))")
 _INTRODUCED_EN = re.compile(r"\b(?:have|has|had)\s+(?:a|an|one)\s+(?:\w+\s+)?(" + _KIN_EN + r")\b", re.IGNORECASE)
+# a capitalised word inside a sentence (not its first, not "I"): a name
+_NAME_EN = re.compile(r"(?<!^)(?<![.!?]\s)\b(?!I\b)[A-Z][a-z]+\b")
 _INTRODUCED_ZH = re.compile(r"有(?:一个|一位|个|位)?(" + "|".join(sorted(_PERSON_ZH, key=len, reverse=True)) + ")")
 # Grammatical gender, a closed class of both languages: of the pronouns, and of the kin words that carry one (a
 # name carries none by itself: what the user said about it decides, :func:`gender`).
@@ -72,7 +78,36 @@ def person_named(sentence: str) -> str | None:
     if intro:
         return f"my {intro.group(1).lower()}"
     intro_zh = _INTRODUCED_ZH.search(sentence)
-    return f"我{intro_zh.group(1)}" if intro_zh else None
+    if intro_zh:
+        return f"我{intro_zh.group(1)}"
+    # one relative named anywhere in it, and no one else ("I talked to my dad on the phone yesterday")
+    named = {m.group(1) for m in _KIN_ANYWHERE_EN.finditer(sentence)} | {
+        m.group(1) for m in _KIN_ANYWHERE_ZH.finditer(sentence)}
+    if len(named) == 1 and not _NAME_EN.search(sentence.replace(next(iter(named)), " ")):
+        return named.pop()
+    if not named and not _NAME_EN.search(sentence):  # one Chinese name by jieba's tag ("昨天和韩梅梅通了电话")
+        people = _chinese_names(sentence)
+        if len(people) == 1:
+            return people.pop()
+    return None
+
+
+def _chinese_names(sentence: str) -> set[str]:
+    """The person's name ``sentence`` holds when it holds one (jieba's tagger), else nothing."""
+    import logging
+
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    from memory.language.words import in_lexicon
+
+    # a person's name is what the lexicon lacks and the tagger takes for one (the lexicon lists "过敏" as nr); the
+    # tagger sometimes joins the preposition before it to it ("和小王"): a closed class, cut off
+    tagged = {p.word for p in jieba.posseg.lcut(sentence) if p.flag == "nr"}
+    names = {re.sub(r"^[和跟与同给对向被让叫找陪]", "", w) for w in tagged if not in_lexicon(w)}
+    # every word tagged a name counts against the others ("张伟、李娜": two people, no guess)
+    return {n for n in names if len(n) > 1} if len(tagged) == 1 else set()
 
 
 def _kin_gender(word: str) -> str | None:

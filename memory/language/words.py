@@ -62,6 +62,11 @@ def _tags() -> dict[str, str]:
     return tags
 
 
+def in_lexicon(word: str) -> bool:
+    """Is ``word`` one of the words of jieba's lexicon (a name the lexicon lacks is more likely a person's)?"""
+    return word in _tags()
+
+
 def names_something(word: str) -> bool:
     """Does the Chinese word ``word`` name something (a noun, a place, a time: 南京, 自行车, 秋天), by jieba's
     lexicon of 349K words with their parts of speech? A word the lexicon lacks ("思域" is in it, "小雨" is not)
