@@ -386,9 +386,11 @@ def write_report() -> Path:
         from bench.updates import report as sentence
 
         shown = {k: v for k, v in r.items() if k not in ("_meta", "by_variant")}
-        variants = _table(["variant", "cases", "now@1", "before@5", "answer now", "stale", "fragments"],
-                          [[tag, f["cases"], *("-" if f[k] is None else f[k] for k in (
-                              "recall_now_top1", "recall_before_top5", "answer_now", "stale_answers")), f["fragments"]]
+        variants = _table(["variant", "cases", "now@1", "before@5", "answer now", "stale", "old shown", "retired",
+                           "fragments"],
+                          [[tag, f["cases"], *("-" if f.get(k) is None else f[k] for k in (
+                              "recall_now_top1", "recall_before_top5", "answer_now", "stale_answers", "prompt_stale",
+                              "retired")), f["fragments"]]
                            for tag, f in r.get("by_variant", {}).items()])
         scope = "the whole split" if r.get("limit") is None else (
             f"the first {r['limit']} scenarios of the split" if not r.get("offset") else

@@ -236,7 +236,7 @@ def report(r: dict[str, Any]) -> str:
     return (f"{r['model']} on {r['split']}: {r['cases']} scenarios, recall now@1 {pct('recall_now_top1')}, "
             f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, "
             f"old value shown as current {pct('prompt_stale')}, retired {pct('retired')} "
-            f"({r['wrongly_retired']} wrongly), "
+            f"({r.get('wrongly_retired', 'n/a')} wrongly), "
             f"answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
             f"{r['fragments']} fragments, failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")
