@@ -281,7 +281,36 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     # current: "你床头放着一本书，名为《平凡的世界》" when recall put 《围城》 first)
     for new, olds in told_again.items():
         changes[new] = changes.get(new, frozenset()) | olds
+    # the answer (the first memory) and another of the first ``top_k`` said the same thing in other words, each
+    # the other's nearest memory, in different conversations: whether or not both stand out ("My team is
+    # Liverpool" at 0.842, "I support Juventus" at 0.771 among memories at 0.76), the older is marked earlier; for a
+    # question about now the newer also ranks first ("I report to Mark Evans" above the newer "My manager is Sarah
+    # Kim"). For a question naming no time the order stays the question's (a conversation's turns are each other's
+    # nearest too: LoCoMo), only the mark is added when the first is the newer.
+    for later, earlier in _told_again_with_first(ranked[:top_k], vectors):
+        if present or later is ranked[0]:
+            changes[later.memory.id] = changes.get(later.memory.id, frozenset()) | {earlier.memory.id}
+        if present:
+            implied.setdefault(later.memory.id, {})[earlier.memory.id] = math.inf
     return implied, changes
+
+
+def _told_again_with_first(ranked: Sequence[Recalled], vectors: Callable[[], Mapping[str, Sequence[float]]] | None
+                           ) -> list[tuple[Recalled, Recalled]]:
+    """(newer, older) for each memory of ``ranked`` that is the first one's restatement: each the other's nearest
+    (:func:`mutually_nearest` over ``vectors``), told in another conversation, about the same person."""
+    from memory.language.links import same_holder
+
+    if vectors is None or len(ranked) < 2:
+        return []
+    first = ranked[0]
+    others = [r for r in ranked[1:] if r.memory.session_id != first.memory.session_id
+              and same_holder(first.memory.text, r.memory.text, known=True)]
+    if not others:
+        return []
+    pairs = mutually_nearest(vectors())
+    return [(first, r) if first.memory.timestamp > r.memory.timestamp else (r, first)
+            for r in others if _told_again(first, r, pairs)]
 
 
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,

@@ -572,3 +572,46 @@ def test_a_change_in_other_words_joins_a_present_questions_topic_only_as_a_resta
     # not as near the question as the nearest of all (0.02 below): not joined, whatever its vector
     far = replace(changed, breakdown=replace(changed.breakdown, cosine=0.872))
     assert tied_restatements([kept, far, lunch, other], vectors, RankingConfig()) == set()
+
+
+def test_the_first_memorys_restatement_is_marked_even_when_it_does_not_stand_out() -> None:
+    """bench updates dev en-team-3 / en-manager-2: the answer and an older memory are each other's nearest, told in
+    different conversations, but the older is as far from the question as the rest (nothing stands out). The older
+    is marked earlier, so a small model is not shown it as current; for a question about now the newer also ranks
+    first. For a question naming no time the order stays the question's."""
+    from dataclasses import replace
+
+    from memory.recall import question_links
+
+    def in_session(r: Recalled) -> Recalled:
+        return replace(r, memory=r.memory.model_copy(update={"session_id": f"s{r.memory.timestamp}"}))
+
+    vectors = {"My team is Liverpool": [1.0, 0.0, 0.0], "I support Juventus": [0.9, 0.43, 0.0],
+               "I'm terrible at remembering names": [0.0, 0.6, 0.8],
+               "My favourite dessert is tiramisu": [0.0, 0.8, 0.6]}
+    # the newer first: marked, order kept
+    ranked = [in_session(r) for r in (_told("My team is Liverpool", 0.842, 4), _told("I support Juventus", 0.771, 2),
+                                      _told("I'm terrible at remembering names", 0.768, 1),
+                                      _told("My favourite dessert is tiramisu", 0.760, 3))]
+    implied, changes = question_links(ranked, 5, RankingConfig(), vectors=lambda: vectors)
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
+    assert [(r.memory.id, r.chain) for r in out][:2] == [("My team is Liverpool", "now"),
+                                                         ("I support Juventus", "earlier")]
+    # the older first, no time named: nothing moves, nothing is marked
+    older_first = [in_session(r) for r in (_told("My team is Liverpool", 0.842, 2),
+                                           _told("I support Juventus", 0.771, 4), *ranked[2:])]
+    implied, changes = question_links(older_first, 5, RankingConfig(), vectors=lambda: vectors)
+    assert not changes
+    assert newest_first(older_first, [], RankingConfig(), implied)[0].memory.id == "My team is Liverpool"
+    # the older first, a question about now: the newer ranks first, the older marked earlier
+    implied, changes = question_links(older_first, 5, RankingConfig(), present=True, vectors=lambda: vectors)
+    out = mark_chains(newest_first(older_first, [], RankingConfig(), implied), changes)
+    assert [(r.memory.id, r.chain) for r in out][:2] == [("I support Juventus", "now"),
+                                                         ("My team is Liverpool", "earlier")]
+    # told in one conversation: the later goes on about the earlier's subject
+    one = [replace(r, memory=r.memory.model_copy(update={"session_id": "s"})) for r in ranked]
+    assert not question_links(one, 5, RankingConfig(), present=True, vectors=lambda: vectors)[1]
+    # about another person: nothing
+    sisters = [ranked[0], in_session(_told("My sister supports Juventus", 0.771, 2)), *ranked[2:]]
+    theirs = {**vectors, "My sister supports Juventus": vectors["I support Juventus"]}
+    assert not question_links(sisters, 5, RankingConfig(), present=True, vectors=lambda: theirs)[1]
