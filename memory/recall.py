@@ -165,6 +165,11 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     for r in ranked:
         if not says_change(r.memory.text) or (by_slot and r.breakdown.on_topic is False):
             continue
+        if r.memory.follows_named:
+            # linked when it was written to what it names ("I switched from oolong tea to coffee now" after "I
+            # drink oolong tea every morning"), it has its subject: the question gives it no other (the new-user
+            # trial: it ranked above the car for "What car do I drive now?" and the Kia was cut as replaced)
+            continue
         older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
                           and m.memory.id not in r.memory.follows
                           and same_holder(r.memory.text, m.memory.text, known=True))

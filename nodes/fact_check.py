@@ -273,9 +273,19 @@ def with_links(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]],
 def told_in_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
     """Memories of one message that follow the same older memory follow each other in the order they were told:
     "Tom left Spotify last month. He joined Nvidia." is Spotify, then leaving it, then Nvidia (the last word on
-    the subject is the newest)."""
+    the subject is the newest). Told: where each stands in the user's message, not the extractor's order (the
+    0.5B listed "My sister moved to Lisbon" before "I talked to my sister yesterday", and the answer check then cut
+    the move as replaced)."""
+    from memory.language.text import sentences
+
+    def told_at(v: Verdict) -> int:
+        said = sentences(v["candidate"].get("detail") or "")
+        at = source_sentence(v["candidate"]["text"], said) if said else None
+        return at if at is not None else len(said)
+
+    order = sorted(range(len(verdicts)), key=lambda n: (told_at(verdicts[n]), n))
     out: list[Verdict] = []
-    for later in verdicts:
+    for later in (verdicts[n] for n in order):
         mine = set(later.get("follows") or [])
         told = [v["memory_id"] for v in out if mine & set(v.get("follows") or [])]
         if told:
@@ -284,7 +294,8 @@ def told_in_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
                      "links": [*later.get("links", []), *(f"{i[:8]}: told before it in the same message"
                                                           for i in told)]}
         out.append(later)
-    return out
+    back = {n: i for i, n in enumerate(order)}  # the verdicts in their own order again
+    return [out[back[n]] for n in range(len(verdicts))]
 
 
 def stated_changes(verdicts: Sequence[Verdict], neighbours: Sequence[Sequence[Hit]], gates: GateConfig,

@@ -615,3 +615,36 @@ def test_the_first_memorys_restatement_is_marked_even_when_it_does_not_stand_out
     sisters = [ranked[0], in_session(_told("My sister supports Juventus", 0.771, 2)), *ranked[2:]]
     theirs = {**vectors, "My sister supports Juventus": vectors["I support Juventus"]}
     assert not question_links(sisters, 5, RankingConfig(), present=True, vectors=lambda: theirs)[1]
+
+
+def test_memories_of_one_message_follow_each_other_in_the_order_the_user_told_them() -> None:
+    """The new-user trial: the extractor listed the move before the call it was told after; the call then "followed"
+    the move, ranked as the newer, and the answer check cut "My sister moved to Lisbon." as replaced."""
+    from nodes.fact_check import told_in_order
+
+    message = "I talked to my sister yesterday. She moved to Lisbon."
+    moved = {"candidate": _cand("My sister moved to Lisbon.", message), "decision": "add", "memory_id": "moved",
+             "follows": ["porto"], "follows_named": [], "links": []}
+    talked = {"candidate": _cand("I talked to my sister yesterday", message), "decision": "add",
+              "memory_id": "talked", "follows": ["porto"], "follows_named": [], "links": []}
+    out = told_in_order([moved, talked])  # type: ignore[list-item]
+    assert [v["memory_id"] for v in out] == ["moved", "talked"]  # the verdicts keep their own order
+    assert out[0]["follows"] == ["porto", "talked"] and out[1]["follows"] == ["porto"]
+
+
+def test_a_change_linked_by_name_when_written_follows_nothing_else_the_question_recalls() -> None:
+    """The new-user trial: "I switched from oolong tea to coffee now" (linked to the tea when written) ranked above
+    "I drive a grey Mazda 3." for "What car do I drive now?": a stated change of the same person recalled beside
+    it. Its subject is the tea: the question links it to nothing else."""
+    from dataclasses import replace
+
+    car = _told("I drive a grey Mazda 3", 0.86, 1)
+    coffee = _told("I switched from oolong tea to coffee now", 0.83, 3)  # within the margin, not standing out
+    ranked = [car, coffee, _told("I'm allergic to shellfish", 0.825, 2), _told("My star sign is Leo", 0.82, 2)]
+    implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
+    assert car.memory.id in changes[coffee.memory.id]  # unlinked: the question's guess
+    linked = replace(coffee, memory=coffee.memory.model_copy(update={"follows": ["tea"], "follows_named": ["tea"]}))
+    ranked = [car, linked, *ranked[2:]]
+    implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
+    assert not changes
+    assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == car.memory.id
