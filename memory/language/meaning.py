@@ -128,6 +128,33 @@ def crossed(candidate: str, sentence: str) -> str | None:
     return None
 
 
+_FUNCTION_CHARS = frozenset("我你他她它们的了吗呢吧啊呀着过是在有和把被也都就还很又再要会能对给跟与从向一个这那些")
+
+
+def _said_units(text: str) -> set[str]:
+    """What ``text`` says, to compare a rewording with: stemmed English content words and Chinese content
+    characters (Chinese bigrams change with any reordering), the user named as the user speaks, without the words of
+    negation, modality and time (:func:`changed_meaning` compares those as marks)."""
+    mine = THE_USER.sub(" ", text)
+    for _, pattern in _MARKS:  # negation, modality and time are compared as marks (计划 for 打算 is a rewording)
+        mine = pattern.sub(" ", mine)
+    return {u for u in grounding_units(mine) if u.isascii() and not u.isdigit()} | {
+        c for c in mine if "\u4e00" <= c <= "\u9fff" and c not in _FUNCTION_CHARS}
+
+
+def substituted(candidate: str, clause: str, message: str) -> str | None:
+    """Does ``candidate`` put a word the message never says where ``clause`` (what it was taken from) has another
+    ("I am an assistant working in the Mercy Hospital" for "I work as a nurse at Mercy Hospital", "我喜欢每天早晨喝
+    乌龙茶" for "我每天早上喝乌龙茶")? Why, or None. A candidate that only leaves words out, or only adds words
+    the message has, is a rewording."""
+    mine = _said_units(candidate)
+    added = mine - _said_units(message)
+    dropped = _said_units(clause) - mine
+    if added and dropped:
+        return f"it says {', '.join(sorted(added)[:3])} where the message says {', '.join(sorted(dropped)[:3])}"
+    return None
+
+
 def changed_meaning(candidate: str, message: str) -> str | None:
     """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
@@ -143,7 +170,7 @@ def changed_meaning(candidate: str, message: str) -> str | None:
         return f"it adds {sorted(added)[0]} that the message does not have"
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
-    if (why := crossed(candidate, sentence)) is not None:
+    if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)) is not None:
         return why
     mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message

@@ -111,6 +111,19 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我退掉了爱奇艺会员，订阅了网易云音乐。", "用户订阅了爱奇艺会员。", "changes"),
     ("Last spring I sold my Yamaha piano, and I bought a Gibson guitar.",
      "The user bought a Gibson guitar last spring.", "keeps"),
+    # a word the message never says in place of one it does: the new-user trial, the 0.5B
+    ("I work as a nurse at Mercy Hospital.", "I am an assistant working in the Mercy Hospital.", "changes"),
+    ("I drink oolong tea every morning.", "I drink oolong tea everyday.", "changes"),
+    ("我每天早上喝乌龙茶。", "我喜欢每天早晨喝乌龙茶。", "changes"),
+    ("I work as a nurse at Mercy Hospital.", "The user works as a nurse at Mercy Hospital.", "keeps"),
+    ("我每天早上喝乌龙茶。", "用户每天早上喝乌龙茶。", "keeps"),
+    ("I drink oolong tea every morning.", "The user drinks oolong tea.", "keeps"),
+    ("My daughter plays the cello in the school orchestra.", "My daughter plays the violin in the school orchestra.",
+     "changes"),
+    ("我儿子在学游泳。", "用户的儿子在学跑步。", "changes"),
+    # a synonym is refused too (the user's words are kept: nothing is lost, the memory is only less tidy)
+    ("I keep my bike in the hallway.", "The user stores their bike in the hallway.", "keeps"),
+    ("我周末常去爬山。", "用户周末经常去登山。", "keeps"),
 ]
 
 
