@@ -447,7 +447,8 @@ def make_fact_check(deps: Deps) -> Any:
             elif not (judgeable := [h for h in hits if could_change(cand["text"], h.memory.text, h.cosine, gates)]):
                 # nothing stored that a verdict could merge, update or dispute (the gates would turn any verdict
                 # into add): no verifier call, no tokens spent, no model time on the turn's path
-                verdicts[n] = _verdict(cand, ids[n], "add", None, "nothing stored is about the same thing")
+                verdicts[n] = _verdict(cand, ids[n], "add", None,
+                                       "not asked: no stored memory is near enough for a verdict to change it")
             else:
                 ask.append(n)
                 shown[n] = judgeable
