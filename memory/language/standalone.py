@@ -99,9 +99,9 @@ def _chinese_names(sentence: str) -> set[str]:
     import jieba
     import jieba.posseg
 
-    jieba.setLogLevel(logging.WARNING)
     from memory.language.words import in_lexicon
 
+    jieba.setLogLevel(logging.WARNING)
     # a person's name is what the lexicon lacks and the tagger takes for one (the lexicon lists "过敏" as nr); the
     # tagger sometimes joins the preposition before it to it ("和小王"): a closed class, cut off
     tagged = {p.word for p in jieba.posseg.lcut(sentence) if p.flag == "nr"}

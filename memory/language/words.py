@@ -119,7 +119,6 @@ def chinese_names(text: str) -> list[str]:
     return out
 
 
-
 def chinese_nouns(text: str) -> frozenset[str]:
     """The words of the Chinese in ``text`` that jieba's lexicon tags as nouns (of every kind: places,
     organisations, names) and that are longer than a character ("咖啡", "里斯本", "乌龙茶"): what names a thing,
