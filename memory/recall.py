@@ -221,15 +221,13 @@ def answer_set(ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
     return out if len(out) >= 2 else []
 
 
-def restated(stand_out: Sequence[Recalled], vectors: Mapping[str, Sequence[float]] | None = None
-             ) -> dict[str, frozenset[str]]:
+def restated(stand_out: Sequence[Recalled], pairs: set[frozenset[str]] | None = None) -> dict[str, frozenset[str]]:
     """Among the memories that stand out for a question (:func:`answer_set`), each one's older ones about the
-    same person (both say whom). ``vectors``: the stored vectors of the question's candidates, by id; then only
-    mutually nearest pairs told in different conversations count (:func:`mutually_nearest`; within one, the
-    later turn goes on about the earlier one's subject, and a change said there is a stated change)."""
+    same person (both say whom). ``pairs``: the mutually nearest pairs of the question's candidates by their stored
+    vectors (:func:`mutually_nearest`); then only those pairs, told in different conversations, count (within
+    one, the later turn goes on about the earlier one's subject, and a change said there is a stated change)."""
     from memory.language.links import same_holder
 
-    pairs = mutually_nearest(vectors) if vectors is not None else None
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
         older = frozenset(m.memory.id for m in stand_out if m.memory.timestamp < r.memory.timestamp
@@ -277,7 +275,8 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     # a restatement orders for a question about now ("who is my manager now?") and, for a question naming no
     # time, where the two are each other's nearest memory (``vectors`` gives the candidates', asked only when
     # something stands out), unless configured for every question (RankingConfig.restatements)
-    told_again = restated(stand, vectors()) if vectors is not None and stand else {}
+    pairs = cache(lambda: mutually_nearest(vectors())) if vectors is not None else None
+    told_again = restated(stand, pairs()) if pairs is not None and stand else {}
     found = restated(stand) if config.restatements or present else told_again
     for new, olds in found.items():
         implied.setdefault(new, {}).update({old: math.inf for old in olds})
@@ -292,30 +291,18 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     # question about now the newer also ranks first ("I report to Mark Evans" above the newer "My manager is Sarah
     # Kim"). For a question naming no time the order stays the question's (a conversation's turns are each other's
     # nearest too: LoCoMo), only the mark is added when the first is the newer.
-    for later, earlier in _told_again_with_first(ranked[:top_k], vectors):
-        if present or later is ranked[0]:
-            changes[later.memory.id] = changes.get(later.memory.id, frozenset()) | {earlier.memory.id}
-        if present:
-            implied.setdefault(later.memory.id, {})[earlier.memory.id] = math.inf
+    first = ranked[0] if ranked else None
+    if pairs is not None and first is not None and any(r.memory.session_id != first.memory.session_id
+                                                       for r in ranked[1:top_k]):
+        for later, olds in restated(ranked[:top_k], pairs()).items():
+            for earlier in olds:
+                if first.memory.id not in (later, earlier):
+                    continue
+                if present or later == first.memory.id:
+                    changes[later] = changes.get(later, frozenset()) | {earlier}
+                if present:
+                    implied.setdefault(later, {})[earlier] = math.inf
     return implied, changes
-
-
-def _told_again_with_first(ranked: Sequence[Recalled], vectors: Callable[[], Mapping[str, Sequence[float]]] | None
-                           ) -> list[tuple[Recalled, Recalled]]:
-    """(newer, older) for each memory of ``ranked`` that is the first one's restatement: each the other's nearest
-    (:func:`mutually_nearest` over ``vectors``), told in another conversation, about the same person."""
-    from memory.language.links import same_holder
-
-    if vectors is None or len(ranked) < 2:
-        return []
-    first = ranked[0]
-    others = [r for r in ranked[1:] if r.memory.session_id != first.memory.session_id
-              and same_holder(first.memory.text, r.memory.text, known=True)]
-    if not others:
-        return []
-    pairs = mutually_nearest(vectors())
-    return [(first, r) if first.memory.timestamp > r.memory.timestamp else (r, first)
-            for r in others if _told_again(first, r, pairs)]
 
 
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.facts import nothing_else, split_facts
-from memory.language.links import entities, holders, openers, same_holder
+from memory.language.links import entities, holders, named_things, openers, same_holder
 from memory.language.slots import single_valued_slots, slots
-from memory.language.words import chinese_nouns, content_units, grounding_units
+from memory.language.words import content_units, grounding_units
 
 
 @dataclass(frozen=True)
@@ -132,11 +132,9 @@ def states_change(candidate: str, existing: str, cosine: float, config: GateConf
 def new_values(candidate: str, existing: str) -> frozenset[str]:
     """The things ``candidate`` names that ``existing`` does not (entities, Chinese nouns; not the people either is
     about): what a stated change changed to."""
-    def named(text: str) -> frozenset[str]:
-        return entities(text) | chinese_nouns(text)
-
     people = holders(candidate) | holders(existing)
-    return frozenset(w for w in named(candidate) - named(existing) - people if w not in existing.lower())
+    return frozenset(w for w in named_things(candidate) - named_things(existing) - people
+                     if w not in existing.lower())
 
 
 def _units(text: str) -> set[str]:

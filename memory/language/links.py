@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.slots import FIRST_PERSON, PERSON_CANON, person, single_valued_slots, slots
-from memory.language.words import grounding_units, names_something
+from memory.language.words import chinese_nouns, grounding_units, names_something
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,12 @@ def entities(text: str) -> frozenset[str]:
         if cjk or word[0].isupper() or any(c.isdigit() or c.isupper() for c in word):
             out.add(low)
     return frozenset(out)
+
+
+def named_things(text: str) -> frozenset[str]:
+    """What ``text`` names, lower-cased: its :func:`entities` and the nouns of its Chinese
+    (:func:`memory.language.words.chinese_nouns`: "咖啡", "腾讯")."""
+    return entities(text) | chinese_nouns(text)
 
 
 _OPENS = re.compile(r"(?:^|[.!?:;。！？]\s*)[\"'“(]*([A-Z][a-z'’]+)\b")

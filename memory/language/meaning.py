@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from memory.language.links import entities, holders
+from memory.language.links import holders, named_things
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
-from memory.language.text import sentences
-from memory.language.words import chinese_nouns, grounding_units, names_a_person_first
+from memory.language.text import CJK, sentences
+from memory.language.words import grounding_units, names_a_person_first, tagged
 
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
@@ -72,29 +72,23 @@ def _holder(text: str) -> frozenset[str]:
     return holders(THE_USER.sub(me, text))
 
 
-def _named(text: str) -> frozenset[str]:
-    return frozenset(w.lower() for w in entities(text) | chinese_nouns(text))
-
-
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-def _doings(clause: str) -> dict[str, str]:
-    """What ``clause`` does with each thing it names: the thing (lower-cased) -> the word before it that acts on
-    it: in English the nearest content word before the name ("bought" of "bought a Fujifilm X-T5"), in Chinese the
-    nearest verb by jieba's part of speech ("买" of "买了富士X-T5")."""
+def _doings(clause: str, names: frozenset[str]) -> dict[str, str]:
+    """What ``clause`` does with each thing it names (``names``: :func:`memory.language.links.named_things` of
+    it): the thing -> the word before it that acts on it: in English the nearest content word before the name
+    ("bought" of "bought a Fujifilm X-T5"), in Chinese the nearest verb by jieba's part of speech ("买" of
+    "买了富士X-T5")."""
     out: dict[str, str] = {}
-    if re.search(r"[\u4e00-\u9fff]", clause):
-        import jieba.posseg
-
+    if CJK.search(clause):
         verb = ""
-        for p in jieba.posseg.lcut(clause):
-            if p.flag.startswith("v"):
-                verb = p.word
-            elif verb and p.word.lower() in _named(clause):
-                out.setdefault(p.word.lower(), verb)
+        for word, flag in tagged(clause):
+            if flag.startswith("v"):
+                verb = word
+            elif verb and word.lower() in names:
+                out.setdefault(word.lower(), verb)
         return out
-    names = _named(clause)
     last = ""
     for m in _EN_WORD.finditer(clause):
         word = m.group(0)
@@ -106,25 +100,28 @@ def _doings(clause: str) -> dict[str, str]:
     return out
 
 
+def _says(verb: str, text: str) -> bool:
+    """Does ``text`` hold ``verb`` (a Chinese verb as written, an English one as a stemmed unit)?"""
+    return verb in text if CJK.search(verb) else verb in grounding_units(text)
+
+
 def crossed(candidate: str, sentence: str) -> str | None:
     """Does a clause of ``candidate`` join what one clause of ``sentence`` does ("bought", "买") to the thing
     another names ("I bought the Canon R6" from "I sold the Canon R6 and bought a Fujifilm X-T5")? Why, or None. A
     clause that takes its person or its time from another clause ("Tom joined Microsoft" from "Tom left Google, he
     joined Microsoft") changes nothing: only a word that acts on another named thing counts."""
     parts = clauses(sentence)
+    named = [named_things(p) for p in parts]
+    doings = [_doings(p, n) for p, n in zip(parts, named, strict=True)]
     for c in clauses(candidate):
-        mine, units = _named(c), grounding_units(c)
-        for a in parts:
-            if not mine & _named(a):
+        mine = named_things(c)
+        for i, a in enumerate(parts):
+            if not mine & named[i]:
                 continue
-            for b in parts:
-                for thing, verb in _doings(b).items() if b is not a else ():
-                    if thing in mine or thing in _named(a):
-                        continue
-                    has = verb in c if re.search(r"[\u4e00-\u9fff]", verb) else verb in units
-                    in_a = verb in a if re.search(r"[\u4e00-\u9fff]", verb) else verb in grounding_units(a)
-                    if has and not in_a:
-                        return f"it puts {verb!r}, said of {thing!r}, on {sorted(mine & _named(a))[0]!r}"
+            for j, done in enumerate(doings):
+                for thing, verb in done.items() if j != i else ():
+                    if thing not in mine and thing not in named[i] and _says(verb, c) and not _says(verb, a):
+                        return f"it puts {verb!r}, said of {thing!r}, on {sorted(mine & named[i])[0]!r}"
     return None
 
 

@@ -94,20 +94,14 @@ def person_named(sentence: str) -> str | None:
 
 def _chinese_names(sentence: str) -> set[str]:
     """The person's name ``sentence`` holds when it holds one (jieba's tagger), else nothing."""
-    import logging
+    from memory.language.words import in_lexicon, tagged
 
-    import jieba
-    import jieba.posseg
-
-    from memory.language.words import in_lexicon
-
-    jieba.setLogLevel(logging.WARNING)
     # a person's name is what the lexicon lacks and the tagger takes for one (the lexicon lists "过敏" as nr); the
     # tagger sometimes joins the preposition before it to it ("和小王"): a closed class, cut off
-    tagged = {p.word for p in jieba.posseg.lcut(sentence) if p.flag == "nr"}
-    names = {re.sub(r"^[和跟与同给对向被让叫找陪]", "", w) for w in tagged if not in_lexicon(w)}
+    people = {word for word, flag in tagged(sentence) if flag == "nr"}
+    names = {re.sub(r"^[和跟与同给对向被让叫找陪]", "", w) for w in people if not in_lexicon(w)}
     # every word tagged a name counts against the others ("张伟、李娜": two people, no guess)
-    return {n for n in names if len(n) > 1} if len(tagged) == 1 else set()
+    return {n for n in names if len(n) > 1} if len(people) == 1 else set()
 
 
 def _kin_gender(word: str) -> str | None:

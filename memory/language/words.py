@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import cast
+from typing import Any, cast
 
 _WORD = re.compile(r"[a-z]{3,}|\d+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -51,14 +51,25 @@ _NAMING_TAGS = ("n", "t", "s", "f", "i", "j", "l", "eng", "x")
 
 
 @cache
-def _tags() -> dict[str, str]:
+def _posseg() -> Any:
+    """jieba's part-of-speech tagger, its dictionary-load log quieted once."""
     import logging
 
     import jieba
     import jieba.posseg
 
     jieba.setLogLevel(logging.WARNING)  # it logs the dictionary load
-    tags: dict[str, str] = jieba.posseg.dt.word_tag_tab
+    return jieba.posseg
+
+
+def tagged(text: str) -> list[tuple[str, str]]:
+    """``text`` cut into words, each with jieba's part of speech ("nr" a person's name, "v" a verb, "n…" a noun)."""
+    return [(p.word, p.flag) for p in _posseg().lcut(text)]
+
+
+@cache
+def _tags() -> dict[str, str]:
+    tags: dict[str, str] = _posseg().dt.word_tag_tab
     return tags
 
 
@@ -81,17 +92,11 @@ def names_something(word: str) -> bool:
 def names_a_person_first(text: str) -> str | None:
     """The person's name a Chinese ``text`` opens with ("小梅" of "小梅离开了阿里巴巴": jieba's part of speech nr,
     a person's name), or None (a verb, a pronoun, a noun: "搬到苏州了", "我搬到苏州了")."""
-    import logging
-
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(logging.WARNING)
     run = _CJK_RUN.match(text.lstrip(" \t\"'“‘("))
     if run is None:
         return None
-    first = next(iter(jieba.posseg.lcut(run.group(0))), None)
-    return first.word if first is not None and first.flag == "nr" else None
+    first = next(iter(tagged(run.group(0))), None)
+    return first[0] if first is not None and first[1] == "nr" else None
 
 
 # jieba's parts of speech for proper names: a person (nr, nrt: transliterated, nrfg), a place (ns), an organisation
@@ -106,16 +111,10 @@ def chinese_names(text: str) -> list[str]:
     proper noun ("佩洛西", "罗德曼", "浙江大学"), and what it quotes ("百味斋" of 名为“百味斋”的餐厅, 《三体》): a
     name is quoted or tagged, whatever it names. jieba's tags err (it tags 哥哥 a place): the caller compares
     them with what was said."""
-    import logging
-
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(logging.WARNING)
     out = [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
     out += _SURNAME.findall(text)  # 姓周: a surname is one character, too short for a tag
     for run in _CJK_RUN.findall(text):
-        out += [w.word for w in jieba.posseg.lcut(run) if w.flag in _PROPER_TAGS and len(w.word) >= 2]
+        out += [word for word, flag in tagged(run) if flag in _PROPER_TAGS and len(word) >= 2]
     return out
 
 
@@ -123,11 +122,5 @@ def chinese_nouns(text: str) -> frozenset[str]:
     """The words of the Chinese in ``text`` that jieba's lexicon tags as nouns (of every kind: places,
     organisations, names) and that are longer than a character ("咖啡", "里斯本", "乌龙茶"): what names a thing,
     by a closed grammar, not a list of subjects."""
-    import logging
-
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(logging.WARNING)
-    return frozenset(p.word for run in _CJK_RUN.findall(text) for p in jieba.posseg.lcut(run)
-                     if len(p.word) > 1 and p.flag.startswith(("n", "eng")))
+    return frozenset(word for run in _CJK_RUN.findall(text) for word, flag in tagged(run)
+                     if len(word) > 1 and flag.startswith(("n", "eng")))
