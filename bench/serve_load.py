@@ -238,6 +238,7 @@ class Client:
                 result = await session.call_tool(tool, args)
         except Exception as exc:  # the SDK wraps transport failures in several types (and exception groups)
             raise Retry(f"MCP {tool}: {type(exc).__name__}: {exc}") from exc
+        # the SDK types a result's content as any block (text, image, audio, resource); palace's tools return text
         text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
         if result.is_error:
             if any(w in text for w in ("did not answer within", "cannot be reached", "unavailable", "retry")):
@@ -269,6 +270,8 @@ class Client:
             async for part in client.runs.stream(
                     thread_id, "palace", input={"messages": [{"role": "user", "content": message, "id": message_id}]},
                     context={"user_id": self.user, "session_id": thread_id}, stream_mode="messages-tuple",
+                    # langgraph-sdk's stream overloads (by version=) match no call that passes multitask_strategy
+                    # under mypy: it reads both literals as str; the call is the SDK's documented one
                     multitask_strategy="enqueue"):  # type: ignore[call-overload]
                 if part.event == "error":
                     error = part.data
