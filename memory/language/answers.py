@@ -272,6 +272,14 @@ def takes_over(sentence: str, facts: Sequence[str]) -> bool:
 
 _OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
                          re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
+# a question whose subject is the user, asked in the indicative ("What do I drink in the morning?", "Am I allergic
+# to anything?", "我开什么车？", "我养狗吗？"): it asks a fact of their life, as "my X" does
+_ASKS_OF_USER = re.compile(r"\b(?:do|does|did|am|was|have|had)\s+(?:I|we)\b|"
+                           r"我们?[^，,。？?！!]*(?:什么|哪|吗|几|谁|多少|怎么)", re.IGNORECASE)
+# the user asking for advice or a suggestion, a modal with the user as subject ("What should I cook tonight?",
+# "我应该吃什么？", "我们去哪里吃饭好呢？"): no memory has to support the answer, whatever time it names
+_ASKS_ADVICE = re.compile(r"\b(?:should|shall|can|could|would|might)\s+(?:I|we)\b|"
+                          r"我们?[^，,。？?！!]*(?:应该|该|可以|能不能|要不要|好呢|推荐|建议)", re.IGNORECASE)
 
 
 def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
@@ -353,17 +361,19 @@ def allowed_sources(sources: str, message: str, now: str) -> str:
 
 def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
     """Does ``sentence`` (of an answer to ``message``, a question about today or now, or about something of the
-    user's: "my boat", "我最喜欢的餐厅") assert what none of ``sources`` supports? Its content words beyond the
-    question's own ("sunny", "warm" of "It is sunny and warm today." for "What's the weather like today?"; "晴朗"
-    of "今天天气晴朗。"; "西餐" of "你最喜欢的餐厅是西餐。" for "我最喜欢的餐厅是哪家？") are not one of them in any
-    source: the model's word on a world it cannot see (the weather, the news, a price today) or on a life it was
-    not told about. A question asking for advice ("What should I cook?") is about neither. A sentence
-    that shares any such word with a source stands (a paraphrase keeps some), and so does one with no content
-    beyond the question, or one in the assistant's own first person ("I'm doing well today"). Numbers are
-    :func:`invented`'s to judge: a date the time hint gives supports no weather. Not judged when a memory is in
+    user's: "my boat", "我最喜欢的餐厅", "What do I drink in the morning?", "我开什么车？") assert what none of
+    ``sources`` supports? Its content words beyond the question's own ("sunny", "warm" of "It is sunny and warm
+    today." for "What's the weather like today?"; "晴朗" of "今天天气晴朗。"; "西餐" of "你最喜欢的餐厅是西餐。" for
+    "我最喜欢的餐厅是哪家？") are not one of them in any source: the model's word on a world it cannot see (the
+    weather, the news, a price today) or on a life it was not told about. A question asking for advice ("What
+    should I cook tonight?") is about neither. A sentence that shares any such word with a source stands (a
+    paraphrase keeps some), and so does one with no content beyond the question, or one in the assistant's own
+    first person ("I'm doing well today"). Numbers are :func:`invented`'s to judge: a date the time hint gives
+    supports no weather. Not judged when a memory is in
     another language than the sentence (a translation shares no word)."""
-    if not (asks(message) and (_ASKS_TIME.search(message) or time_intent(message) == "present"
-                               or _OWN_PHRASE.search(message))):
+    if not asks(message) or _ASKS_ADVICE.search(message) or not (
+            _ASKS_TIME.search(message) or time_intent(message) == "present" or _OWN_PHRASE.search(message)
+            or _ASKS_OF_USER.search(message)):
         return False
     if _FIRST_PERSON_EN.search(sentence) or "我" in sentence:
         return False

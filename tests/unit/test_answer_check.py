@@ -23,6 +23,7 @@ from memory.language.answers import (
     takes_over,
     unsupported,
 )
+from memory.language.text import language
 
 TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
 
@@ -249,6 +250,38 @@ def test_a_sentence_a_source_supports_stands(question: str, answer: str, memorie
     sources = "\n".join([question, *memories])
     checked = check_answer(answer, question, sources=sources, facts=[*memories, question],
                            now="2026-12-04 22:13 Friday December")
+    assert checked.text == answer and not checked.changes
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What do I drink in the morning?", "You drank a {w} cup in the morning."),
+    ("Am I allergic to anything?", "You are allergic to {w}."),
+    ("Where did I go to school?", "You studied at {w} college."),
+    ("我开什么车？", "你开一辆{z}色的车。"),
+    ("我养宠物吗？", "你养了一只{z}。"),
+])
+@given(word=_WORDS, chinese=st.text("鳄鲸鹦鹉貂獭", min_size=2, max_size=3))
+def test_a_fact_of_the_user_nothing_told_is_not_asserted(question: str, answer: str, word: str,
+                                                          chinese: str) -> None:
+    """A question whose subject is the user ("What do I drink…", "我开什么车？") asks a fact of their life as "my X"
+    does: an answer that states one in words no memory holds is cut and the user told it was not told (the
+    new-user trial got "You drank a milk cup in the morning.")."""
+    memories = (["我住在杭州。", "我妹妹梅在阿里巴巴工作。"] if language(question) == "zh" else
+                ["I live in Hangzhou.", "My sister Mei works at Alibaba."])  # a memory in another language: not judged
+    sentence = answer.format(w=word, z=chinese)
+    checked = check_answer(sentence, question, sources="\n".join([question, *memories]), facts=[*memories, question])
+    assert word not in checked.text and chinese not in checked.text and checked.changes
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What should I cook tonight?", "How about a warm vegetable soup?"),
+    ("Can I ask you something?", "Of course, go ahead."),
+    ("我应该吃什么？", "试试清淡的粥吧。"),
+    ("我们去哪里吃饭好呢？", "去吃火锅吧。"),
+])
+def test_advice_the_user_asks_for_is_not_judged_for_support(question: str, answer: str) -> None:
+    """A modal question asks for advice or help, not a fact of the user's life: no memory has to support it."""
+    checked = check_answer(answer, question, sources=question, facts=[question])
     assert checked.text == answer and not checked.changes
 
 
