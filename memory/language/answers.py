@@ -369,8 +369,8 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     should I cook tonight?") is about neither. A sentence that shares any such word with a source stands (a
     paraphrase keeps some), and so does one with no content beyond the question, or one in the assistant's own
     first person ("I'm doing well today"). Numbers are :func:`invented`'s to judge: a date the time hint gives
-    supports no weather. Not judged when a memory is in
-    another language than the sentence (a translation shares no word)."""
+    supports no weather. Not judged when a memory is in another language than the sentence (a translation shares
+    no word)."""
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
             _ASKS_TIME.search(message) or time_intent(message) == "present" or _OWN_PHRASE.search(message)
             or _ASKS_OF_USER.search(message)):
