@@ -45,13 +45,14 @@ from memory.language.answers import degenerate
 TURN_GAP = timedelta(minutes=2)  # between the turns of a session
 
 
-def _norm(text: str) -> str:
+def normalized(text: str) -> str:
+    """``text`` as :func:`correct` compares it: lower case, no spaces, punctuation or underscores."""
     return re.sub(r"[\W_]+", "", text.lower())
 
 
 def correct(answer: str, expected: tuple[str, ...]) -> bool:
-    said = _norm(answer)
-    return any(_norm(e) in said for e in expected)
+    said = normalized(answer)
+    return any(normalized(e) in said for e in expected)
 
 
 def select(split: str = "test", lang: str | None = None) -> list[Scenario]:

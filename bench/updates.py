@@ -4,7 +4,10 @@ Each scenario gets a fresh user; every fact is told through the whole turn (extr
 in its own session at its own time. At the question time: recall_now_top1 = share of scenarios where the first
 memory that ``palace memories search`` finds for the "now" question holds the new value; recall_before_top5 = where
 one of the first five for the "before" question holds the old one; answer_now = where the agent's answer to the
-"now" question (a new session) names the new value and not the old; stale_answers = the old and not the new;
+"now" question (a new session) names the new value and not the old, or restates the change as the user told it: both
+values, the old first, where the change itself names both ("Tom quit being a chef, he is a journalist now" for "Tom
+quit being a chef, he is a journalist now"); answer_restated counts those, answer_now_strict leaves them out;
+stale_answers = the old and not the new;
 fragments = the users' active memories that are not whole statements ("and bought a Tesla", "他加入了微软");
 recall_kept_top1 = share of the questions about the unrelated facts told beside the change (facts that did not
 change: "What's my blood type?") whose first memory holds the answer — what links between memories must not cost;
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bench.answers import correct
+from bench.answers import correct, normalized
 from bench.retrieval import progress
 from bench.update_scenarios import UpdateScenario, scenarios, select
 from graph.api import forget_user, run_turn, search_memories
@@ -69,6 +72,21 @@ def mentions(text: str, values: Iterable[str]) -> bool:
     return correct(text, tuple(values))
 
 
+def _first_at(text: str, values: Iterable[str]) -> int | None:
+    """Where in ``text`` (as :func:`mentions` reads it) one of ``values`` is first named, or None."""
+    said = normalized(text)
+    found = [said.find(normalized(v)) for v in values if normalized(v)]
+    return min((i for i in found if i >= 0), default=None)
+
+
+def restates_change(answer: str, sc: UpdateScenario) -> bool:
+    """Does ``answer`` name both values in the order the change told them, where the change names both ("Tom quit
+    being a chef, he is a journalist now"): the user's change said back, the new value last, as current."""
+    told = _first_at(sc.change, sc.old_values), _first_at(sc.change, sc.new_values)
+    said = _first_at(answer, sc.old_values), _first_at(answer, sc.new_values)
+    return None not in told and None not in said and told[0] < told[1] and said[0] < said[1]  # type: ignore[operator]
+
+
 def _pct(hits: int, n: int) -> float | None:
     return round(100 * hits / n, 1) if n else None
 
@@ -80,6 +98,8 @@ def _figures(rows: list[dict[str, Any]], answers: bool) -> dict[str, Any]:
             "recall_before_top5": _pct(sum(r["recall_before"] for r in rows), n),
             "recall_kept_top1": _pct(sum(r["kept_ok"] for r in rows), sum(len(r["kept"]) for r in rows)),
             "answer_now": _pct(sum(r["answer_ok"] for r in rows), n) if answers else None,
+            "answer_now_strict": _pct(sum(r["answer_ok"] and not r["restated"] for r in rows), n) if answers else None,
+            "answer_restated": _pct(sum(r["restated"] for r in rows), n) if answers else None,
             "stale_answers": _pct(sum(r["stale"] for r in rows), n) if answers else None,
             "prompt_stale": _pct(sum(r["prompt_stale"] for r in rows), n),
             "retired": _pct(sum(r["retired"] for r in rows), n),
@@ -139,7 +159,8 @@ def _row(sc: UpdateScenario, **fields: Any) -> dict[str, Any]:
                            "now_question": sc.now_question, "before_question": sc.before_question,
                            "new_values": list(sc.new_values), "old_values": list(sc.old_values),
                            "recall_now": False, "recall_before": False, "top_now": [], "top_before": [],
-                           "answer": None, "answer_ok": False, "stale": False, "stored": [], "fragments": [],
+                           "answer": None, "answer_ok": False, "restated": False, "stale": False, "stored": [],
+                           "fragments": [],
                            "kept": [], "kept_ok": 0, "prompt_stale": False, "retired": False,
                            "wrongly_retired": [], "error": ""}
     row.update(fields)
@@ -173,7 +194,8 @@ def _scenario(deps: Deps, sc: UpdateScenario, user: str, asked_at: datetime, ans
     if answers:
         answer = run_turn(deps, user, "question", sc.now_question, at=now).answer
         new, old = mentions(answer, sc.new_values), mentions(answer, sc.old_values)
-        row.update(answer=answer, answer_ok=new and not old, stale=old and not new)
+        restated = new and old and restates_change(answer, sc)
+        row.update(answer=answer, answer_ok=new and (not old or restated), restated=restated, stale=old and not new)
     return row
 
 
@@ -185,7 +207,8 @@ def _say(row: dict[str, Any]) -> None:
     line = (f"now {mark(row['recall_now'])} before {mark(row['recall_before'])}  {row['id']} "
             f"[{','.join(row['variants'])}]: {row['now_question']} -> top-1 {top!r}")
     if row["answer"] is not None:
-        line += f"; answer {mark(row['answer_ok'])}{' STALE' if row['stale'] else ''} {row['answer']!r}"
+        line += f"; answer {mark(row['answer_ok'])}{' STALE' if row['stale'] else ''}"
+        line += f"{' (restated)' if row['restated'] else ''} {row['answer']!r}"
     if row["fragments"]:
         line += f"; fragments {row['fragments']}"
     if row["prompt_stale"]:
@@ -237,6 +260,7 @@ def report(r: dict[str, Any]) -> str:
             f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, "
             f"old value shown as current {pct('prompt_stale')}, retired {pct('retired')} "
             f"({r.get('wrongly_retired', 'n/a')} wrongly), "
-            f"answer now {pct('answer_now')}, stale {pct('stale_answers')}, "
-            f"{r['fragments']} fragments, failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
+            f"answer now {pct('answer_now')} (the change restated {pct('answer_restated')}, without those "
+            f"{pct('answer_now_strict')}), stale {pct('stale_answers')}, {r['fragments']} fragments, "
+            f"failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")

@@ -13,7 +13,7 @@ import pytest
 
 from bench.answers import correct
 from bench.update_scenarios import CHANGES, FILLERS, KINDS, UpdateScenario, scenarios, select, split_of
-from bench.updates import fragment, mentions
+from bench.updates import fragment, mentions, restates_change
 from graph.testing import ScriptedBrain
 
 ALL = scenarios()
@@ -132,3 +132,19 @@ def test_fragments(text: str) -> None:
 ])
 def test_whole_statements_are_not_fragments(text: str) -> None:
     assert fragment(text) is None
+
+
+@pytest.mark.parametrize("sc", [s for s in ALL if "two" in s.variants][:40], ids=lambda s: s.id)
+def test_an_answer_restating_a_change_that_names_both_values_counts_only_in_its_order(sc: UpdateScenario) -> None:
+    """The change said back ("Tom quit being a chef, he is a journalist now") names both values, the old first, as
+    the user told them: it answers the "now" question. The old value alone, or after the new one, does not."""
+    old, new = sc.old_values[0], sc.new_values[0]
+    assert restates_change(sc.change, sc)
+    assert not restates_change(f"{old}.", sc) and not restates_change(f"{new}.", sc)
+    assert not restates_change(f"{new} {old}", sc)
+
+
+@pytest.mark.parametrize("sc", [s for s in ALL if "two" not in s.variants and not mentions(s.change, s.old_values)
+                                ][:40], ids=lambda s: s.id)
+def test_both_values_in_an_answer_do_not_count_when_the_change_names_only_the_new(sc: UpdateScenario) -> None:
+    assert not restates_change(f"{sc.old_values[0]} {sc.new_values[0]}", sc)
