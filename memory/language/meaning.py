@@ -18,7 +18,7 @@ from memory.language.links import holders, named_things
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
 from memory.language.text import CJK, sentences
-from memory.language.words import grounding_units, names_a_person_first, tagged
+from memory.language.words import chinese_compounds, grounding_units, names_a_person_first, tagged
 
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
@@ -139,14 +139,27 @@ def _said_units(text: str) -> set[str]:
         c for c in mine if "\u4e00" <= c <= "\u9fff" and c not in _FUNCTION_CHARS}
 
 
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")  # "Oak Avenue", "Mercy Hospital", "Honda Civic"
+
+
+def _compounds(text: str) -> set[str]:
+    """The names of several words ``text`` writes (case-folded): runs of capitalised words, runs of Chinese
+    nouns (:func:`memory.language.words.chinese_compounds`)."""
+    return {m.group(0).casefold() for m in _NAME_RUN.finditer(text)} | set(chinese_compounds(text))
+
+
 def substituted(candidate: str, clause: str, message: str) -> str | None:
     """Does ``candidate`` put a word the message never says where ``clause`` (what it was taken from) has another
     ("I am an assistant working in the Mercy Hospital" for "I work as a nurse at Mercy Hospital", "我喜欢每天早晨喝
     乌龙茶" for "我每天早上喝乌龙茶")? Why, or None. A candidate that only leaves words out, or only adds words
     the message has, is a rewording."""
     mine = _said_units(candidate)
-    added = mine - _said_units(message)
-    dropped = _said_units(clause) - mine
+    # a name of several words written as the message never writes it, and one of the clause's own that the
+    # candidate no longer writes whole, though each word is said somewhere in the message ("我女儿…在阳光学校读书"
+    # for "…从育才小学转走了，她现在在阳光小学读书": 小 is in 育才小学; "Oak Street" for "from Green Street to Oak
+    # Avenue")
+    added = (mine - _said_units(message)) | {n for n in _compounds(candidate) if n not in message.casefold()}
+    dropped = (_said_units(clause) - mine) | {n for n in _compounds(clause) if n not in candidate.casefold()}
     if added and dropped:
         return f"it says {', '.join(sorted(added)[:3])} where the message says {', '.join(sorted(dropped)[:3])}"
     return None

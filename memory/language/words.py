@@ -118,6 +118,23 @@ def chinese_names(text: str) -> list[str]:
     return out
 
 
+def chinese_compounds(text: str) -> frozenset[str]:
+    """The names the Chinese in ``text`` writes as two nouns or more in a row, as written ("阳光小学" of
+    "她现在在阳光小学读书", jieba's 阳光 + 小学): a name whose every word is said elsewhere in a message (育才小学,
+    阳光小学) is still one thing, and a rewording that keeps the words apart ("阳光学校") does not say it."""
+    found: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        words: list[str] = []
+        for word, flag in [*tagged(run), ("", "")]:
+            if flag.startswith(("n", "eng")) and len(word) > 1:
+                words.append(word)
+                continue
+            if len(words) > 1:
+                found.add("".join(words))
+            words = []
+    return frozenset(found)
+
+
 def chinese_nouns(text: str) -> frozenset[str]:
     """The words of the Chinese in ``text`` that jieba's lexicon tags as nouns (of every kind: places,
     organisations, names) and that are longer than a character ("咖啡", "里斯本", "乌龙茶"): what names a thing,

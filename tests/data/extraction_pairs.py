@@ -121,6 +121,13 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("My daughter plays the cello in the school orchestra.", "My daughter plays the violin in the school orchestra.",
      "changes"),
     ("我儿子在学游泳。", "用户的儿子在学跑步。", "changes"),
+    # a name changed though each of its words is said elsewhere in the message (the 0.5B in bench updates)
+    ("周末和我女儿聊了聊。她从育才小学转走了，她现在在阳光小学读书。",
+     "我女儿从育才小学转入走了，她现在在阳光学校读书。", "changes"),
+    ("I moved from Green Street to Oak Avenue last spring.", "The user moved from Green Street to Oak Street.",
+     "changes"),
+    ("周末和我女儿聊了聊。她从育才小学转走了，她现在在阳光小学读书。", "我女儿现在在阳光小学读书。", "keeps"),
+    ("我哥哥在北京大学读书，我姐姐在南京大学工作。", "我姐姐在南京大学工作。", "keeps"),
     # a synonym is refused too (the user's words are kept: nothing is lost, the memory is only less tidy)
     ("I keep my bike in the hallway.", "The user stores their bike in the hallway.", "keeps"),
     ("我周末常去爬山。", "用户周末经常去登山。", "keeps"),
