@@ -374,6 +374,18 @@ def test_a_statement_is_acknowledged_not_lectured_on(words: list[str]) -> None:
         assert not commentary(kept, message, message)
 
 
+@pytest.mark.parametrize(("message", "remark", "kept"), [
+    ("I switched from oolong tea to coffee now.", "Oolong tea is now available at your local market.",
+     "Got it, you switched from oolong tea to coffee."),
+    ("I sold the Mazda and bought a Kia EV6.", "The Kia EV6 is a great electric crossover.",
+     "Nice, you bought a Kia EV6."),
+])
+def test_a_remark_half_of_whose_words_come_from_nowhere_is_commentary(message: str, remark: str, kept: str) -> None:
+    """The new-user trial: a statement got a sentence that says the message's words and as many of its own."""
+    assert commentary(remark, message, message)
+    assert not commentary(kept, message, message)
+
+
 _SURNAMES = "王李张刘陈杨赵黄周吴徐孙马朱胡郭何高林罗"
 _GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰"
 _SHOP_CHARS = "味香居轩阁坊斋园楼庄堂记福源"
