@@ -427,8 +427,7 @@ def commentary(sentence: str, message: str, sources: str) -> bool:
     "I switched from oolong tea to coffee now." (oolong, tea and now said; available, local and market not); "Green
     tea is a popular beverage that has been enjoyed by many people around the world for centuries." for "I live in
     Hangzhou and I love green tea.": a statement is acknowledged, not lectured on. A short acknowledgement ("Nice!",
-    "Got it") and a sentence in another language
-    than the message are not judged."""
+    "Got it") and a sentence in another language than the message are not judged."""
     if asks(message) or language(message) not in ("", language(sentence)):
         return False
     units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
