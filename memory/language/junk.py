@@ -16,6 +16,7 @@ from memory.language.facts import split_facts
 from memory.language.links import entities
 from memory.language.meaning import clauses
 from memory.language.slots import FIRST_PERSON, person, single_valued_slots
+from memory.language.standalone import opens_with_a_persons_pronoun, person_named
 from memory.language.text import CJK, language, sentences
 from memory.language.words import grounding_units
 
@@ -170,9 +171,19 @@ def speaks_of_someone(sentence: str) -> bool:
     return bool(entities(sentence[first.end():] if first else sentence))
 
 
+def _of_someone(said: Sequence[str]) -> list[bool]:
+    """For each sentence of a message (``said``, in order): does it speak of someone (:func:`speaks_of_someone`),
+    or open with a pronoun for a person while a sentence before it names one ("David called me last night. He
+    stopped working as a firefighter…", "周末和我女儿聊了聊。她从育才小学转走了…"; standalone resolves the pronoun
+    or keeps the two sentences as one memory)? A pronoun that points at nobody named ("haha he is funny",
+    "她说得对") is a reaction."""
+    return [speaks_of_someone(p) or (opens_with_a_persons_pronoun(p) and any(map(person_named, said[:i])))
+            for i, p in enumerate(said)]
+
+
 def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
     """What ``message`` states, as the user wrote it, when a model's extraction gave nothing usable: its
-    statements that speak of someone (:func:`speaks_of_someone`), and every statement one of the ``refused``
+    statements that speak of someone (:func:`_of_someone`), and every statement one of the ``refused``
     candidates was taken from (the extractor saw a fact there; its words were refused, the user's are kept:
     "小雨毕业了" has no name a rule can see). An extractor cannot make a stated fact disappear."""
     said = [p for p in sentences(message) if junk_sentence(p) is None]
@@ -184,7 +195,8 @@ def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
             pointed.add(overlap.index(max(overlap)))
         else:  # translated or reworded beyond recognition: it could be any of them, and none may be lost
             pointed.update(range(len(said)))
-    return " ".join(p for i, p in enumerate(said) if i in pointed or speaks_of_someone(p))
+    someone = _of_someone(said)
+    return " ".join(p for i, p in enumerate(said) if i in pointed or someone[i])
 
 
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
@@ -276,8 +288,9 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
     have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
     held = frozenset().union(*(single_valued_slots(t) for t in extracted))
     out = []
-    for sentence in sentences(message):
-        if junk_sentence(sentence) is not None or not speaks_of_someone(sentence):
+    parts = sentences(message)
+    for sentence, someone in zip(parts, _of_someone(parts), strict=True):
+        if junk_sentence(sentence) is not None or not someone:
             continue
         mine = bool(FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
         subject = "我" if CJK.search(sentence) else "I"

@@ -135,6 +135,12 @@ def gender(person: str, said: Sequence[str] = ()) -> str | None:
     return None
 
 
+def opens_with_a_persons_pronoun(text: str) -> bool:
+    """Does ``text`` open with a pronoun that stands for a person or people ("He…", "They…", "她…"; not "It…")?"""
+    en, zh = _PRONOUN_EN.match(text), _PRONOUN_ZH.match(text)
+    return bool((en and en.group(1).lower() not in ("it", "its")) or (zh and zh.group(1) not in ("它", "它们")))
+
+
 def resolve_pronoun(text: str, earlier: Sequence[str], said: Sequence[str] = ()) -> str | None:
     """``text`` with its leading pronoun replaced by the person the nearest of ``earlier`` (newest last) names
     whose gender agrees with the pronoun's ("she" is never "my brother Tom"; :func:`gender`, from ``earlier`` and
