@@ -17,6 +17,7 @@ from functools import cache
 from memory.language.junk import asks
 from memory.language.links import same_holder
 from memory.language.meaning import clauses
+from memory.language.slots import single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import chinese_names, grounding_units
@@ -384,6 +385,26 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     return bool(novel) and not novel & grounding_units(sources.replace(message, " "))
 
 
+def misplaced(sentence: str, message: str, facts: Sequence[str]) -> bool:
+    """Does ``sentence``, answering the question ``message``, put a memory's value under another one-valued slot
+    than the memory holds it in ("你现在在杭州工作。" for "我现在在哪里工作？" from "我住在杭州": where the user lives
+    read as where they work)? Its value is what it says beyond the question; every memory holding that value holds
+    a slot, and none of them the slot the sentence states. A memory no slot reads ("My home is in Hangzhou") is
+    not judged: a paraphrase ("You live in Hangzhou.") stands."""
+    def kinds(text: str) -> set[str]:  # "sister:work" -> "work": the answer says "your sister", the memory "my"
+        return {slot.rpartition(":")[2] for slot in single_valued_slots(text)}
+
+    if not asks(message):
+        return False
+    stated = kinds(sentence)
+    value = _impersonal_units(sentence) - _impersonal_units(message)
+    holding = [f for f in facts[:-1] if value & _impersonal_units(f)]
+    if not stated or not holding:
+        return False
+    held = [kinds(f) for f in holding]
+    return all(held) and not any(h & stated for h in held)
+
+
 def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` of an answer to the question ``message`` about something else than what it asks? The
     question is about the memories that share a content word with it (``facts``: the recalled memories, best
@@ -500,6 +521,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
     if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
         return None, "cut a sentence about today or the user that nothing given to the model supports"
+    if sources is not None and misplaced(sentence, message, facts):
+        return None, "cut a sentence that puts a memory's value under another thing than the memory says"
     if sources is not None and off_topic(sentence, message, facts):
         return None, "cut a sentence about something else than the question"
     if sources is not None and asks_when(message) and not says_when(sentence, _NOW):

@@ -285,6 +285,23 @@ def test_advice_the_user_asks_for_is_not_judged_for_support(question: str, answe
     assert checked.text == answer and not checked.changes
 
 
+@given(st.text("澜沁瀚翊珂琰璟溪岚", min_size=2, max_size=3),
+       st.from_regex(r"[BDFGKLMNPRSTVZ][aeiou][rlnst]{2}[aeiou]n", fullmatch=True))
+def test_a_memorys_value_put_under_another_slot_is_cut(city: str, town: str) -> None:
+    """The new-user trial: "我现在在哪里工作？" got "你现在在杭州工作。" from "我住在杭州。" (where the user lives, read
+    as where they work). The slot tables are the evidence; a memory they do not read is never judged."""
+    for question, answer, memory in [("我现在在哪里工作？", f"你现在在{city}工作。", f"我住在{city}。"),
+                                     ("Where do I work now?", f"You work in {town}.", f"I live in {town}.")]:
+        checked = check_answer(answer, question, sources=f"{question}\n{memory}", facts=[memory, question])
+        assert city not in checked.text and town not in checked.text and checked.changes
+    for question, answer, memory in [("我现在住在哪里？", f"你住在{city}。", f"我住在{city}。"),
+                                     ("Where do I live now?", f"You live in {town}.", f"My home is in {town}."),
+                                     ("Where does my sister work?", f"Your sister works at {town}.",
+                                      f"My sister Mei works at {town}.")]:
+        checked = check_answer(answer, question, sources=f"{question}\n{memory}", facts=[memory, question])
+        assert checked.text == answer and not checked.changes
+
+
 def test_a_statement_is_not_judged_for_support() -> None:
     """"I live in Hangzhou now." answered "Lovely." is an acknowledgement, not a claim about today."""
     assert not unsupported("Lovely.", "I live in Hangzhou now.", "I live in Hangzhou now.",
