@@ -26,7 +26,10 @@ from memory.language.words import chinese_names, grounding_units
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
                    r"open tasks are between|Facts (you )?remember(ed)? about the user|one JSON object per line|"
                    r"You are Memory Palace|You are a friendly assistant|as a friendly assistant|"
-                   r"The user's current time|\{\"text\": ", re.IGNORECASE)
+                   r"The user's current time|\{\"text\": |"
+                   # a compact memory line's mark read back ("now: …", "earlier (2026-11-20): …"), or translated
+                   # ("现在：你 moved to Hangzhou.", the new-user trial)
+                   r"^\W*(?:now|earlier|现在|以前|之前|早先)\s*(?:[(（][^)）]*[)）])?\s*[:：]", re.IGNORECASE)
 
 
 # The answer prompts an answer may echo (one of their sentences read back: 'Address the user as "you".').
@@ -187,8 +190,8 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     was given: the message, the session window, the recalled memories, the time hint) never says: what a small
     model made up ("for $10,000", "The weather in 2026-12-04", "You were joined by Microsoft"). A sentence's first
     word counts only when it could only be a name (a capital or a digit inside it: "iPhone", "P40"); in a Chinese
-    sentence every Latin word is one, and so is a name jieba tags or the sentence quotes
-    (:func:`memory.language.words.chinese_names`: "佩洛西·罗德曼", 名为“百味斋”) unless every character of it
+    sentence (Chinese dominating its letters) every Latin word is one, and so is a name jieba tags or the sentence
+    quotes (:func:`memory.language.words.chinese_names`: "佩洛西·罗德曼", 名为“百味斋”) unless every character of it
     is in ``sources`` (jieba tags 哥哥 a place; "你哥哥" answers "我哥"). ``chinese=False`` leaves those out: jieba
     tags 谢谢 a person, so only an answer to a question (where a name is a claim) is judged by them."""
     known_digits = _digits(sources)
@@ -198,13 +201,16 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     out = [n for n in _NUMBER.findall(sentence)
            if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
     cjk = bool(CJK.search(sentence))
-    words = _LATIN_WORD.finditer(sentence) if cjk else _NAME_EN.finditer(sentence)
+    # a Chinese sentence (by what dominates it) writes no capitals: each Latin word in it is a name; an English
+    # one quoting a memory's Chinese words ("You drink 乌龙茶 every morning.") keeps the English rules
+    zh = language(sentence) == "zh"
+    words = _LATIN_WORD.finditer(sentence) if zh else _NAME_EN.finditer(sentence)
     for m in words:
         word = m.group(0).rstrip("'’-")
         low = word.lower()
         before = sentence[:m.start()].strip(" \"'“‘(")
         first = not before or before.endswith((":", "：", "—"))  # "…what I remember is: You drove…"
-        if low in _NOT_NAMES or (first and not cjk and not any(c.isupper() or c.isdigit() for c in word[1:])):
+        if low in _NOT_NAMES or (first and not zh and not any(c.isupper() or c.isdigit() for c in word[1:])):
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
@@ -574,7 +580,10 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
                    for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
         said = language(message) or "en"
-        asked = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
+        # what the question is about: its words, less the user and the time it asks at ("现在" of
+        # "我现在在哪里工作？" is in "她现在在阳光小学读书", which is not about work: the new-user trial got it)
+        asked = grounding_units(_ASKS_TIME.sub(" ", re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message,
+                                                           flags=re.IGNORECASE)))
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
         about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
         about = (replaced or {}).get(about, about) if about is not None else None

@@ -12,6 +12,7 @@ from memory.language.answers import (
     check_answer,
     clean_answer,
     commentary,
+    echoes_prompt,
     invented,
     off_topic,
     recites,
@@ -300,6 +301,36 @@ def test_a_memorys_value_put_under_another_slot_is_cut(city: str, town: str) -> 
                                       f"My sister Mei works at {town}.")]:
         checked = check_answer(answer, question, sources=f"{question}\n{memory}", facts=[memory, question])
         assert checked.text == answer and not checked.changes
+
+
+@pytest.mark.parametrize("answer", ["You drink 乌龙茶 every morning.", "Every morning you drink 乌龙茶."])
+def test_an_english_answer_quoting_a_chinese_memory_keeps_the_english_rules(answer: str) -> None:
+    """The new-user trial: "What do I drink in the morning?" beside "我每天早上喝乌龙茶。" was answered "You haven't
+    told me that": the model's "You drink 乌龙茶 every morning." was read as a Chinese sentence, every Latin word a
+    name nothing said ('You', 'every')."""
+    question, memory = "What do I drink in the morning?", "我每天早上喝乌龙茶。"
+    assert invented(answer, f"{question}\n{memory}") == []
+    assert invented("你每天早上喝Starbucks。", f"{question}\n{memory}") == ["Starbucks"]  # Chinese: a name
+
+
+def test_the_plain_answer_reads_out_no_memory_that_shares_only_the_time_asked_at() -> None:
+    """The new-user trial: "我现在在哪里工作？" got "我不太确定；我记得的是：你女儿转学了，她现在在阳光小学读书。": the
+    daughter's school shares only 现在 with the question."""
+    question = "我现在在哪里工作？"
+    memories = ["我女儿转学了，她现在在阳光小学读书。", "我住在杭州。"]
+    checked = check_answer("你现在在火星工作。", question, sources="\n".join([question, *memories]),
+                           facts=[*memories, question])
+    assert "阳光小学" not in checked.text and checked.changes
+
+
+@pytest.mark.parametrize("line", ["现在：你 moved to Hangzhou.", "earlier (2026-11-20): You lived in Suzhou.",
+                                  "Now: you live in Hangzhou.", "以前（2026-11-20）：你住在苏州。"])
+def test_a_memory_lines_mark_read_back_is_an_echo(line: str) -> None:
+    """The new-user trial: "你女儿现在在阳光小学读书。现在：你 moved to Hangzhou." (the compact prompt's "now:" mark,
+    translated, and another memory). "Now you live in Hangzhou." says the time, not the mark."""
+    assert echoes_prompt(line)
+    assert clean_answer(f"你女儿现在在阳光小学读书。{line}") == "你女儿现在在阳光小学读书。"
+    assert not echoes_prompt("Now you live in Hangzhou.") and not echoes_prompt("现在你住在杭州。")
 
 
 def test_a_statement_is_not_judged_for_support() -> None:
