@@ -156,11 +156,11 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
     ctx = Context(user_id=user_id, session_id=session_id)
     graph = compiled(deps)
     if resume is not None:
+        if parse_confirmation(resume) is None:  # a pending question stays pending
+            raise InvalidInputError(f"answer the confirmation with {ANSWERS}, got {resume!r}")
         pending = graph.get_state(config).interrupts
         if not pending:
             raise InvalidInputError(f"nothing to confirm in session {session_id!r} of user {user_id!r}")
-        if parse_confirmation(resume) is None:  # the question stays pending
-            raise InvalidInputError(f"answer the confirmation with {ANSWERS}, got {resume!r}")
         _drive(graph, Command(resume=resume), config, ctx, None)
     else:
         if text is None:

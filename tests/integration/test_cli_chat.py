@@ -27,6 +27,15 @@ def test_chat_remembers_across_sessions_and_explains(cli: Any, capsys: pytest.Ca
     assert data["recalled"] == [] and data["user_id"] == "bob"
 
 
+@pytest.mark.parametrize("answer", ["maybe", "", "  "])
+def test_resume_with_no_answer_of_the_three_is_refused_as_such(cli: Any, capsys: pytest.CaptureFixture[str],
+                                                               answer: str) -> None:
+    """The new-user trial: "--resume maybe" said "nothing to confirm", as if the answer were fine."""
+    assert cli("chat", "--resume", answer, "--user", "u", "--session", "s") == 2
+    err = capsys.readouterr().err
+    assert "answer the confirmation with" in err and err.count("\n") == 1, err
+
+
 def test_chat_conflict_asks_and_resume_applies(cli: Any, capsys: pytest.CaptureFixture[str]) -> None:
     cli("chat", "I live in Beijing.", "--user", "u", "--session", "s")
     capsys.readouterr()
