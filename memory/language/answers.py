@@ -416,9 +416,11 @@ def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
     question is about the memories that share a content word with it (``facts``: the recalled memories, best
     first, then the message); a sentence that shares no word with the question, with those memories, nor with
     recall's first memory reads out another one ("Your birthday is on March 14th." for "What do I drink in the
-    morning?" beside "My morning drink is espresso.": a small model recites what it was shown). Not judged when no
-    memory shares a word with the question (it is about no memory: "Can you help me?"), nor when the sentence is
-    in another language than the question, nor when it has no content word."""
+    morning?" beside "My morning drink is espresso.": a small model recites what it was shown; "You are
+    left-handed." for "Where do I work?" beside "I quit Tencent and joined Microsoft."). Not judged when no memory
+    shares a word with a question that is not about a fact of the user's (it is about no memory: "Can you help
+    me?"), nor for advice asked, nor when the sentence is in another language than the question, nor when it has
+    no content word."""
     memories = facts[:-1]
     if not memories or not asks(message):
         return False
@@ -427,7 +429,11 @@ def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
         return False
     asked = _impersonal_units(message)
     about = [u for u in map(_impersonal_units, memories) if u & asked]
-    if not about:
+    # a question about a fact of the user's ("Where do I work?") is about recall's first memory even when it
+    # shares no word with it ("I quit Tencent and joined Microsoft"): "You are left-handed." answers neither
+    if _ASKS_ADVICE.search(message) or (not about and (
+            not (_ASKS_OF_USER.search(message) or _OWN_PHRASE.search(message))
+            or language(memories[0]) not in ("", said))):  # a translation shares no word
         return False
     units = _impersonal_units(sentence)
     return bool(units) and not units & asked.union(*about, _impersonal_units(memories[0]))

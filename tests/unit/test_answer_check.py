@@ -286,8 +286,8 @@ def test_advice_the_user_asks_for_is_not_judged_for_support(question: str, answe
     assert checked.text == answer and not checked.changes
 
 
-@given(st.text("澜沁瀚翊珂琰璟溪岚", min_size=2, max_size=3),
-       st.from_regex(r"[BDFGKLMNPRSTVZ][aeiou][rlnst]{2}[aeiou]n", fullmatch=True))
+@given(st.text("安宁阳江山泉州南", min_size=2, max_size=2).map(lambda name: name + "市"),  # rare characters make
+       st.from_regex(r"[BDFGKLMNPRSTVZ][aeiou][rlnst]{2}[aeiou]n", fullmatch=True))  # jieba take 你住在 as a name
 def test_a_memorys_value_put_under_another_slot_is_cut(city: str, town: str) -> None:
     """The new-user trial: "我现在在哪里工作？" got "你现在在杭州工作。" from "我住在杭州。" (where the user lives, read
     as where they work). The slot tables are the evidence; a memory they do not read is never judged."""
@@ -399,8 +399,22 @@ def test_an_answer_about_another_memory_than_the_questions_gives_way_to_the_best
     assert value in checked.text and other not in checked.text
 
 
+@given(st.from_regex(r"[BDFGK][aeiou][bdfgk][aeiou][bdfgk]", fullmatch=True),  # made up, and no stem in common
+       st.from_regex(r"[lmnprstvz][aeiou][lmnprstvz][aeiou]ed", fullmatch=True))
+def test_a_question_about_the_user_is_about_recalls_first_memory_even_sharing_no_word(org: str,
+                                                                                       trait: str) -> None:
+    """bench updates (the 0.5B): "Where do I work?" beside "I quit Tencent last month and joined Microsoft." (no
+    word in common) got "You are left-handed.", another memory read out."""
+    question = "Where do I work?"
+    facts = [f"I quit my old job last month and joined {org}.", f"I'm {trait}.", question]
+    assert off_topic(f"You are {trait}.", question, facts)
+    assert not off_topic(f"You joined {org} last month.", question, facts)
+    assert not off_topic("How about pasta?", "What should I cook tonight?", facts)  # advice: about no memory
+
+
 @pytest.mark.parametrize(("sentence", "question", "best"), [
     ("Sure.", "Can you help me?", "I live in Hangzhou."),  # a question about no memory
+    ("You teach at a primary school.", "What do I do for work now?", "我是小学老师。"),  # a translation
     ("你住在杭州。", "Where do I live?", "I live in Hangzhou."),  # another language than the question
     ("I'm doing well, thanks.", "I live in Hangzhou.", "I live in Hangzhou."),  # not a question
     ("You lived in Suzhou.", "Where did I live before?", "I moved to Hangzhou."),  # 'live': a memory's word
