@@ -104,8 +104,12 @@ def history_lines(events: Sequence[JSON], tz: tzinfo) -> list[str]:
         related = e.get("related_id")
         other = f" ({'by' if e['event'] == 'superseded' else 'into' if e['event'] == 'merged' else 'with'} " \
                 f"{related[:8]})" if related else ""
-        verdict = f" verifier: {e['decision']};" if e.get("decision") else ""
-        why = f"{verdict} {e.get('reason') or ''}".strip()
+        reason = e.get("reason") or ""
+        # the verifier's decision leads, unless a rule decided (its reason names the verifier after the rule:
+        # nodes/write.py) or the verifier was not asked
+        decided = e.get("decision") not in (None, "", "none") and "; the verifier said " not in reason
+        verdict = f" verifier: {e['decision']};" if decided else ""
+        why = f"{verdict} {reason}".strip()
         lines.append(f"{when_iso(e.get('at'), tz)}  {e['memory_id'][:8]}  {e['event']:<10}{other} {e['text']!r}"
                      + (f"  [{why}]" if why else ""))
     return lines or ["no recorded changes (the memory predates the history)"]

@@ -46,14 +46,25 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
     ]
 
 
+def _why(reason: str, note: str, said: str) -> str:
+    """A history row's reason: the rule that decided first, then what the verifier said of it. A verifier that
+    was not asked has nothing to add ("not asked: no stored memory is near enough…" beside "the message says the
+    value changed, so it replaces the old one" read as a contradiction in the new-user trial)."""
+    if not note:
+        return reason
+    if said == "none" or not reason:
+        return note
+    return f"{note}; the verifier said {said}: {reason}"  # doors/present.history_lines reads this phrase
+
+
 def verdict_events(verdicts: list[Verdict], turn: dict[str, Any]) -> list[MemoryEvent]:
     """The history rows of a turn's verdicts: what was created, merged, superseded or disputed, and why."""
     at = event_at(turn["now_ms"])
     origin = f"turn:{turn['id']}"
     events: list[MemoryEvent] = []
     for v in verdicts:
-        why = "; ".join(x for x in (v["reason"], v.get("note", "")) if x)
         said = v.get("said") or v["decision"]
+        why = _why(v["reason"], v.get("note", ""), said)
         common = {"at": at, "user_id": turn["user_id"], "decision": said, "reason": why, "origin": origin}
         text = v["candidate"]["text"]
         if v["decision"] == "duplicate":

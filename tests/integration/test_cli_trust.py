@@ -63,6 +63,10 @@ def test_a_stated_move_supersedes_the_old_place_even_when_the_verifier_says_add(
     superseded = [e for e in _json(capsys) if e["event"] == "superseded"]
     assert superseded and "the value changed" in superseded[0]["reason"]
     assert superseded[0]["decision"] == "add"  # what the verifier said; the reason says why the rule overruled it
+    assert cli("memories", "history", retired["id"][:8], "--user", "u") == 0
+    [line] = [ln for ln in capsys.readouterr().out.splitlines() if "superseded" in ln]
+    # the rule that decided first, then what the verifier said of it (it led, and read as a contradiction)
+    assert "[the message says the value changed" in line and "; the verifier said add" in line, line
     assert cli("memories", "restore", retired["id"][:8], "--user", "u") == 0  # reversible, like every change
 
 
