@@ -16,7 +16,7 @@ from functools import cache
 
 from memory.language.junk import asks
 from memory.language.links import same_holder
-from memory.language.meaning import clauses
+from memory.language.meaning import clauses, said_units
 from memory.language.slots import single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
@@ -261,10 +261,11 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     units = grounding_units(bare)
     if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts):
         return True
-    # Chinese by characters too: "我是一名建筑师" shares two bigrams of five with "我是建筑师", and four of its six
-    # characters
-    chars = set(CJK.findall(bare))
-    return len(chars) >= 3 and any(len(chars & set(CJK.findall(f))) * 3 >= len(chars) * 2 for f in facts)
+    # Chinese by content characters too (function characters such as 是, 一, 的 left out): "我是一名建筑师" shares
+    # two bigrams of five with "我是建筑师"; "我是一名护士。" shares 护士 of 名护士 with "我的工作是护士" (bench
+    # updates)
+    chars = {c for c in said_units(bare) if CJK.fullmatch(c)}
+    return len(chars) >= 2 and any(len(chars & said_units(f)) * 3 >= len(chars) * 2 for f in facts)
 
 
 def takes_over(sentence: str, facts: Sequence[str]) -> bool:

@@ -128,7 +128,7 @@ def crossed(candidate: str, sentence: str) -> str | None:
 _FUNCTION_CHARS = frozenset("我你他她它们的了吗呢吧啊呀着过是在有和把被也都就还很又再要会能对给跟与从向一个这那些")
 
 
-def _said_units(text: str) -> set[str]:
+def said_units(text: str) -> set[str]:
     """What ``text`` says, to compare a rewording with: stemmed English content words and Chinese content
     characters (Chinese bigrams change with any reordering), the user named as the user speaks, without the words of
     negation, modality and time (:func:`changed_meaning` compares those as marks)."""
@@ -153,13 +153,13 @@ def substituted(candidate: str, clause: str, message: str) -> str | None:
     ("I am an assistant working in the Mercy Hospital" for "I work as a nurse at Mercy Hospital", "我喜欢每天早晨喝
     乌龙茶" for "我每天早上喝乌龙茶")? Why, or None. A candidate that only leaves words out, or only adds words
     the message has, is a rewording."""
-    mine = _said_units(candidate)
+    mine = said_units(candidate)
     # a name of several words written as the message never writes it, and one of the clause's own that the
     # candidate no longer writes whole, though each word is said somewhere in the message ("我女儿…在阳光学校读书"
     # for "…从育才小学转走了，她现在在阳光小学读书": 小 is in 育才小学; "Oak Street" for "from Green Street to Oak
     # Avenue")
-    added = (mine - _said_units(message)) | {n for n in _compounds(candidate) if n not in message.casefold()}
-    dropped = (_said_units(clause) - mine) | {n for n in _compounds(clause) if n not in candidate.casefold()}
+    added = (mine - said_units(message)) | {n for n in _compounds(candidate) if n not in message.casefold()}
+    dropped = (said_units(clause) - mine) | {n for n in _compounds(clause) if n not in candidate.casefold()}
     if added and dropped:
         return f"it says {', '.join(sorted(added)[:3])} where the message says {', '.join(sorted(dropped)[:3])}"
     return None

@@ -65,6 +65,19 @@ def test_only_a_restated_fact_speaks_as_the_user() -> None:
     assert not speaks_as_user("You live in Hangzhou.", facts)
 
 
+@given(st.sampled_from(["护士", "律师", "厨师", "记者", "飞行员", "牙医"]), st.sampled_from(["是一名", "是个", "做"]))
+def test_a_short_chinese_restatement_in_the_users_voice_is_turned(job: str, verb: str) -> None:
+    """bench updates (the 0.5B): "我是做什么工作的？" beside "我的工作是护士。" got "我是一名护士。", which shares only
+    护士 and function characters (是, 一) with the memory: compared by content characters it is the user's voice."""
+    question, memory = "我是做什么工作的？", f"我的工作是{job}。"
+    answer = f"我{verb}{job}。"
+    assert speaks_as_user(answer, [memory, question])
+    assert check_answer(answer, question, sources=f"{question}\n{memory}", facts=[memory, question]).text == \
+        f"你{verb}{job}。"
+    for own in ("我不太确定。", "我不知道。"):  # the assistant's own first person
+        assert not speaks_as_user(own, [memory, question])
+
+
 def test_an_answer_is_stuck_when_it_repeats_an_earlier_one_to_another_message() -> None:
     earlier = [("I drive a Civic.", "You have always wanted a blue Honda Civic. I live in Suzhou.")]
     assert stuck("You have always wanted a blue Honda Civic. I live in Suzhou!", "Tom joined Microsoft.", earlier)
