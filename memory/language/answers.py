@@ -456,18 +456,18 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
 
 
 def commentary(sentence: str, message: str, sources: str) -> bool:
-    """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: half of its
-    content words or more (three or more) in no source? "Oolong tea is now available at your local market." for
-    "I switched from oolong tea to coffee now." (oolong, tea and now said; available, local and market not); "Green
-    tea is a popular beverage that has been enjoyed by many people around the world for centuries." for "I live in
-    Hangzhou and I love green tea.": a statement is acknowledged, not lectured on. A short acknowledgement ("Nice!",
-    "Got it") and a sentence in another language than the message are not judged."""
+    """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: three content
+    words or more in no source, half of its own or more? "Oolong tea is now available at your local market." for
+    "I switched from oolong tea to coffee now." (oolong, tea and now said; available, local and market not; "Enjoy
+    the new Tesla Model 3!" adds two, a wish, not a claim); "Green tea is a popular beverage that has been enjoyed
+    by many people around the world for centuries." for "I live in Hangzhou and I love green tea.": a statement is
+    acknowledged, not lectured on. A short acknowledgement ("Nice!", "Got it") and a sentence in another language
+    than the message are not judged."""
     if asks(message) or language(message) not in ("", language(sentence)):
         return False
     units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
-    if len(units) < 3:
-        return False
-    return len(units & grounding_units(sources)) * 2 <= len(units)
+    novel = units - grounding_units(sources)
+    return len(novel) >= 3 and len(novel) * 2 >= len(units)
 
 
 # A question asking when, and the words that say when beside what the time parser resolves (a weekday or a season
