@@ -256,11 +256,12 @@ def report(r: dict[str, Any]) -> str:
 
     langs = ", ".join(f"{code} now {f['recall_now_top1']}% / before {f['recall_before_top5']}%"
                       for code, f in r["by_lang"].items())
+    restated = "" if r.get("answer_restated") is None else (
+        f" (the change said back {pct('answer_restated')}, without those {pct('answer_now_strict')})")
     return (f"{r['model']} on {r['split']}: {r['cases']} scenarios, recall now@1 {pct('recall_now_top1')}, "
             f"before@5 {pct('recall_before_top5')}, kept@1 {pct('recall_kept_top1')}, "
             f"old value shown as current {pct('prompt_stale')}, retired {pct('retired')} "
             f"({r.get('wrongly_retired', 'n/a')} wrongly), "
-            f"answer now {pct('answer_now')} (the change restated {pct('answer_restated')}, without those "
-            f"{pct('answer_now_strict')}), stale {pct('stale_answers')}, {r['fragments']} fragments, "
+            f"answer now {pct('answer_now')}{restated}, stale {pct('stale_answers')}, {r['fragments']} fragments, "
             f"failed {r['errors']} ({langs}; {r['seconds_per_scenario']} s a scenario; "
             "per scenario on stderr)")
