@@ -119,7 +119,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
         refused = [m.text for m in split if m.text.strip()]
         items = [ExtractedMemory(text=part) for part in split_facts(kept_statements(message, refused))]
     else:  # what the extractor left out of a message about the user is kept too, as the user said it
-        items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items])]
+        refused = [m.text for m in split if m.text.strip() and not junk_reason(m.text) and m not in items]
+        items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items], refused)]
     seen: set[str] = set()
     out: list[Candidate] = []
     asked = without_preamble(message) != message  # "Remember that ...": the model may echo it in the memory

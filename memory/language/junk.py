@@ -281,11 +281,15 @@ _RELATIVE_TIME = re.compile(
     r"|大前天|前天|昨天|今天|明天|后天|大后天|去年|前年|今年|明年|后年")
 
 
-def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
+def uncovered_statements(message: str, extracted: list[str], refused: Sequence[str] = ()) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
-    covered when half its content units are in the extracted texts and they hold its one-valued slots."""
+    covered when half its content units are in the extracted texts, they hold its one-valued slots, and it holds
+    no word of a ``refused`` candidate (one the gates refused for what it left out or changed) that none of them
+    holds: "I commute by bike." refused for leaving out the Brompton, "A green Brompton." kept, and the commute
+    would be lost (bench answers)."""
     have = set().union(*(grounding_units(t) for t in extracted)) if extracted else set()
+    lost = set().union(*(grounding_units(t) for t in refused)) - have if refused else set()
     held = frozenset().union(*(single_valued_slots(t) for t in extracted))
     out = []
     parts = sentences(message)
@@ -300,7 +304,7 @@ def uncovered_statements(message: str, extracted: list[str]) -> list[str]:
                 continue
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives
-            if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held:
+            if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held or units & lost:
                 said = clause if FIRST_PERSON.search(clause) or not mine else (
                     f"{subject}{'' if subject == '我' else ' '}{clause}")
                 out.append(said)
