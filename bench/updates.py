@@ -82,9 +82,11 @@ def _first_at(text: str, values: Iterable[str]) -> int | None:
 def restates_change(answer: str, sc: UpdateScenario) -> bool:
     """Does ``answer`` name both values in the order the change told them, where the change names both ("Tom quit
     being a chef, he is a journalist now"): the user's change said back, the new value last, as current."""
-    told = _first_at(sc.change, sc.old_values), _first_at(sc.change, sc.new_values)
-    said = _first_at(answer, sc.old_values), _first_at(answer, sc.new_values)
-    return None not in told and None not in said and told[0] < told[1] and said[0] < said[1]  # type: ignore[operator]
+    def old_first(text: str) -> bool:
+        old, new = _first_at(text, sc.old_values), _first_at(text, sc.new_values)
+        return old is not None and new is not None and old < new
+
+    return old_first(sc.change) and old_first(answer)
 
 
 def _pct(hits: int, n: int) -> float | None:
