@@ -290,6 +290,11 @@ _ASKS_ADVICE = re.compile(r"\b(?:should|shall|can|could|would|might)\s+(?:I|we)\
                           r"我们?[^，,。？?！!]*(?:应该|该|可以|能不能|要不要|好呢|推荐|建议)", re.IGNORECASE)
 
 
+def _asks_of_the_users_life(message: str) -> bool:
+    """Does ``message`` ask a fact of the user's life ("my X", "What do I drink…", "我开什么车？")?"""
+    return bool(_OWN_PHRASE.search(message) or _ASKS_OF_USER.search(message))
+
+
 def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
     """Does ``sentence`` say the message's first-person phrase ("my waist size") or open with the user's own
     first words of the message ("我们公司的办公地点是…" for
@@ -380,8 +385,7 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     supports no weather. Not judged when a memory is in another language than the sentence (a translation shares
     no word)."""
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
-            _ASKS_TIME.search(message) or time_intent(message) == "present" or _OWN_PHRASE.search(message)
-            or _ASKS_OF_USER.search(message)):
+            _ASKS_TIME.search(message) or time_intent(message) == "present" or _asks_of_the_users_life(message)):
         return False
     if _FIRST_PERSON_EN.search(sentence) or "我" in sentence:
         return False
@@ -431,10 +435,10 @@ def off_topic(sentence: str, message: str, facts: Sequence[str]) -> bool:
     asked = _impersonal_units(message)
     about = [u for u in map(_impersonal_units, memories) if u & asked]
     # a question about a fact of the user's ("Where do I work?") is about recall's first memory even when it
-    # shares no word with it ("I quit Tencent and joined Microsoft"): "You are left-handed." answers neither
+    # shares no word with it ("I quit Tencent and joined Microsoft"): "You are left-handed." answers neither; a
+    # first memory in another language is a translation, which shares no word
     if _ASKS_ADVICE.search(message) or (not about and (
-            not (_ASKS_OF_USER.search(message) or _OWN_PHRASE.search(message))
-            or language(memories[0]) not in ("", said))):  # a translation shares no word
+            not _asks_of_the_users_life(message) or language(memories[0]) not in ("", said))):
         return False
     units = _impersonal_units(sentence)
     return bool(units) and not units & asked.union(*about, _impersonal_units(memories[0]))
