@@ -177,8 +177,11 @@ def _of_someone(said: Sequence[str]) -> list[bool]:
     stopped working as a firefighter…", "周末和我女儿聊了聊。她从育才小学转走了…"; standalone resolves the pronoun
     or keeps the two sentences as one memory)? A pronoun that points at nobody named ("haha he is funny",
     "她说得对") is a reaction."""
-    return [speaks_of_someone(p) or (opens_with_a_persons_pronoun(p) and any(map(person_named, said[:i])))
-            for i, p in enumerate(said)]
+    out, named_before = [], False
+    for p in said:
+        out.append(speaks_of_someone(p) or (named_before and opens_with_a_persons_pronoun(p)))
+        named_before = named_before or person_named(p) is not None
+    return out
 
 
 def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
