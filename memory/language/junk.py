@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 from memory.language.facts import split_facts
 from memory.language.links import entities
-from memory.language.meaning import clauses
+from memory.language.meaning import clauses, said_units
 from memory.language.slots import FIRST_PERSON, person, single_valued_slots
 from memory.language.standalone import opens_with_a_persons_pronoun, person_named
 from memory.language.text import CJK, language, sentences
-from memory.language.words import grounding_units
+from memory.language.words import grounding_units, in_lexicon, tagged
 
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -284,6 +284,36 @@ _RELATIVE_TIME = re.compile(
     r"|大前天|前天|昨天|今天|明天|后天|大后天|去年|前年|今年|明年|后年")
 
 
+_PIECE = re.compile(r"[,;，；、]")
+# jieba's parts of speech of what a piece of a Chinese clause names: nouns of every kind and numerals ("弹钢琴",
+# "医院", "三十岁", "十年"), abbreviations ("北大") and onomatopoeia, where it files a pet's name ("咪咪"); a word its
+# lexicon lacks is a name too. Verbs ("喜欢", "工作": an extractor rewords them), adverbs, pronouns, set phrases
+# ("说实话") and time words (they date a memory) name nothing. Its lexicon errs (围棋 and 象棋 are verbs to it).
+_THING_TAGS = ("n", "m", "o", "j", "eng")
+
+
+def _unsaid_piece(clause: str, have: set[str]) -> bool:
+    """Does a comma-separated piece of ``clause`` say a thing of which ``have`` (the units the extraction said)
+    holds nothing? "我会弹钢琴，已经学了十年" extracted as "我已经学了十年" keeps six of the clause's eleven units
+    and loses the piano: half the words is not the fact, and a thing the extraction does not touch is lost whatever
+    its size. An English piece counts by its content words (two or more, none said; its time words aside: "Next
+    Friday, ..."); a Chinese one by the words jieba's lexicon takes for things, each compared by its content
+    characters (its noun "我会" has none)."""
+    pieces = _PIECE.split(clause)
+    if len(pieces) < 2:
+        return False
+    chars = {c for u in have for c in u if CJK.match(c)}
+    for piece in pieces:
+        if CJK.search(piece):
+            things = [w for w, tag in tagged(piece) if CJK.match(w) and (tag.startswith(_THING_TAGS)
+                                                                     or not in_lexicon(w))]
+            if any((units := said_units(w)) and not units & chars for w in things):
+                return True
+        elif len(units := grounding_units(_RELATIVE_TIME.sub(" ", piece.lower()))) >= 2 and not units & have:
+            return True
+    return False
+
+
 def uncovered_statements(message: str, extracted: list[str], refused: Sequence[str] = ()) -> list[str]:
     """The parts of ``message`` that state something about the user and that none of ``extracted`` covers:
     a model that returns one fact of "I live in Hangzhou and I love green tea" does not lose the other. A part is
@@ -307,7 +337,8 @@ def uncovered_statements(message: str, extracted: list[str], refused: Sequence[s
                 continue
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives
-            if len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held or units & lost:
+            if (len(units & have) / len(units) < 0.5 or single_valued_slots(clause) - held or units & lost
+                    or _unsaid_piece(clause, have)):
                 said = clause if FIRST_PERSON.search(clause) or not mine else (
                     f"{subject}{'' if subject == '我' else ' '}{clause}")
                 out.append(said)
