@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from difflib import SequenceMatcher
 
+from memory.language.answers import clock_words
+
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _SENTENCE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]*")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -98,9 +100,9 @@ def _answer_numbers(text: str) -> set[int]:
 
 
 def date_words(when: datetime) -> str:
-    """How a turn's date may be written, in both languages: what an answer may say of it without inventing."""
-    return (f"{when:%Y-%m-%d %H:%M} {when:%A %B %b} {when.day} {when.month} {when.year} "
-            f"{when.year}年{when.month}月{when.day}日 星期{'一二三四五六日'[when.weekday()]}")
+    """How a turn's date may be written, in both languages: what an answer may say of it without inventing (the
+    product's own :func:`memory.language.answers.clock_words`: an answer it checks against it is judged by it)."""
+    return clock_words(when)
 
 
 def _words(text: str) -> set[str]:

@@ -21,7 +21,15 @@ from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
 from memory.budget import BudgetPlan, fit_budget
-from memory.language.answers import check_answer, clean_answer, hollow_opener, replacements, second_person, stuck
+from memory.language.answers import (
+    check_answer,
+    clean_answer,
+    clock_words,
+    hollow_opener,
+    replacements,
+    second_person,
+    stuck,
+)
 from memory.language.temporal import time_intent
 from memory.language.text import language
 from memory.tokens import PER_MESSAGE, PER_REPLY, count_tokens
@@ -154,7 +162,7 @@ def _checked(answer: str, state: State, turn: Any, *, compact: bool) -> tuple[st
     hint = " ".join(str(v) for v in (state.get("time_window") or {}).values())
     text = clean_answer(answer) if compact and answer else answer
     sources = "\n".join([message, *window, *recalled, hint, *(t["title"] for t in state.get("tasks", []))])
-    now = clock(turn).strftime("%Y-%m-%d %H:%M %A %B")
+    now = clock_words(clock(turn))
     checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now,
                            replaced=replaced) if compact else None
     text = checked.text if checked else text

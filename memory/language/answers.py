@@ -182,7 +182,16 @@ _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line
 
 
 def _digits(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
+    """The numbers ``text`` writes, each also without its leading zeros ("04" of "10:04" is the "4" of "10点4分")."""
+    found = {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
+    return found | {n.lstrip("0") or "0" for n in found if n.isdigit()}
+
+
+_WEEKDAY_ZH = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天]")
+
+
+def _weekday(said: str) -> str:
+    return "日" if said[-1] == "天" else said[-1]
 
 
 def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
@@ -198,8 +207,10 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
     known |= {w.rstrip("'’-").lower() for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", sources)}  # "EV" of "EV6"
     known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
+    # a time of day is one number ("10:04" is no "10" and "04" of "2026-12-04 10:04"'s date)
     out = [n for n in _NUMBER.findall(sentence)
-           if n.replace(",", "") not in known_digits and not set(re.findall(r"\d+", n)) <= known_digits]
+           if n.replace(",", "") not in known_digits and n.lstrip("0") not in known_digits and (
+               ":" in n or not {d.lstrip("0") or "0" for d in re.findall(r"\d+", n)} <= known_digits)]
     cjk = bool(CJK.search(sentence))
     # a Chinese sentence (by what dominates it) writes no capitals: each Latin word in it is a name; an English
     # one quoting a memory's Chinese words ("You drink 乌龙茶 every morning.") keeps the English rules
@@ -214,6 +225,9 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
+    # a weekday in Chinese is a date: "今天是星期五。" on a Thursday ("周五", "礼拜五" are "星期五" too)
+    given = {_weekday(w) for w in _WEEKDAY_ZH.findall(sources)}
+    out += [d for d in _WEEKDAY_ZH.findall(sentence) if _weekday(d) not in given]
     if cjk and chinese:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
         out += [w for w in chinese_names(sentence) if w not in sources and not set(w) <= set(sources)]
     return out
@@ -367,9 +381,23 @@ class Checked:
     changes: tuple[str, ...] = ()
 
 
+def clock_words(when: datetime) -> str:
+    """How the moment ``when`` may be written, in both languages ("2026-12-04 10:04 Friday December Dec 4 12 2026
+    2026年12月4日 星期五"): the clock an answer about today may read from (:func:`allowed_sources`)."""
+    return (f"{when:%Y-%m-%d %H:%M} {when:%A %B %b} {when.day} {when.month} {when.year} "
+            f"{when.year}年{when.month}月{when.day}日 星期{'一二三四五六日'[when.weekday()]}")
+
+
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+
+
 def allowed_sources(sources: str, message: str, now: str) -> str:
-    """What an answer to ``message`` may state: ``sources``, and the current date when the message asks it."""
-    return sources + (" " + now if now and _ASKS_TIME.search(message) else "")
+    """What an answer to ``message`` may state: ``sources``, and the current date when the message asks it. The
+    clock's time of day only when the message asks no fact of the user's life: "What time do I start work?" asks
+    a time of theirs, which the clock does not know ("I start working at 10:04 (Thursday)." copied it)."""
+    if not now or not _ASKS_TIME.search(message):
+        return sources
+    return f"{sources} {_CLOCK.sub(' ', now) if _asks_of_the_users_life(message) else now}"
 
 
 def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
@@ -392,7 +420,11 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     said = language(sentence)
     if any(language(f) not in ("", said) for f in facts[:-1]):
         return False
-    novel = {u for u in _impersonal_units(sentence) - _impersonal_units(message) if not u.isdigit()}
+    # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
+    # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)
+    timeless = _SAYS_WHEN.sub(" ", _ASKS_TIME.sub(" ", _TIME_SAID.sub(" ", sentence)))
+    novel = {u for u in _impersonal_units(timeless) - _impersonal_units(message)
+             if not u.isdigit() and not (len(u) == 1 and CJK.match(u))}  # "是" of "今天是星期四。"
     return bool(novel) and not novel & grounding_units(sources.replace(message, " "))
 
 
@@ -485,6 +517,23 @@ _SAYS_WHEN = re.compile(r"\d|[一二三四五六七八九十两]+\s*[月日号�
                         r"以前|之前|之后|以后|年前|月前|天前", re.IGNORECASE)
 
 
+# A question asking for a number (how many, how old, a phone number, 多少, 几岁) and the words that say one: the
+# grammar of quantity, not subjects.
+_ASKS_NUMBER = re.compile(r"\bhow (?:many|much|old|tall)\b|\bnumbers?\b|多少|号码|"
+                          r"几[个岁次口只本辆位条台张]?[?？]|几[个岁次口只本辆位条台张]", re.IGNORECASE)
+_SAYS_NUMBER = re.compile(r"\d|[零一二三四五六七八九十百千万两半几]|\b(?:zero|one|two|three|four|five|six|seven|"
+                          r"eight|nine|ten|eleven|twelve|\w+teen|\w+ty|hundred|thousand|a dozen|once|twice|a few|"
+                          r"several|none|no)\b", re.IGNORECASE)
+
+
+def asks_number(message: str) -> bool:
+    """Does ``message`` ask for a number ("What's my phone number?", "How many cats do I have?", "我几岁？")?"""
+    return asks(message) and bool(_ASKS_NUMBER.search(message))
+
+
+# a time of day or a date as numbers say it in Chinese ("10点04分", "12月4日", "周五") and the copula before it
+_TIME_SAID = re.compile(r"(?:是|为)?[\d零一二三四五六七八九十两]+\s*[点时分秒号日月年]半?|"
+                        r"每?(?:周|星期|礼拜)[一二三四五六日天]")
 _NOW = datetime(2000, 1, 1, tzinfo=UTC)  # any clock: the parser only has to find a time phrase, not resolve it
 
 
@@ -545,6 +594,9 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if sources is not None and asks_when(message) and not says_when(sentence, _NOW):
         # 'Your cat Pickles is a ginger tabby.' for 'When is my cat's birthday?': no answer; the plain one says so
         return None, "cut a sentence that says no time, to a question asking when"
+    if sources is not None and asks_number(message) and not _SAYS_NUMBER.search(sentence):
+        # 'You have a Pixel phone.' for 'What's my phone number?': no answer; the plain one says what it knows
+        return None, "cut a sentence that says no number, to a question asking one"
     if sources is not None and recites(sentence, message, facts):
         return None, "cut a memory read out to a message that is not about it"
     if sources is not None and commentary(sentence, message, sources):

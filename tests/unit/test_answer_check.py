@@ -3,14 +3,18 @@ never stuck, and the stream shows what is stored."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.language.answers import (
+    NOT_TOLD,
     SentenceGuard,
     check_answer,
     clean_answer,
+    clock_words,
     commentary,
     echoes_prompt,
     invented,
@@ -732,3 +736,47 @@ def test_the_plain_answers_own_words_copied_by_the_model_stay_the_assistants(que
         stored = check_answer(said, question, sources="\n".join([question, memory]), facts=[memory, question])
         assert stored.text.replace("’", "'").lower() == expected.lower()
         assert "".join(shown).split() == stored.text.split()
+
+
+@given(st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2035, 12, 31)))
+def test_the_time_it_is_said_from_the_clock_is_kept_in_both_languages(when: datetime) -> None:
+    """A fresh look at the time questions: "It is 10:04 now." for "What time is it?" and "现在是10点04分。" for
+    "现在几点？" were cut as unsupported (their "now", 点 and 分 are in no source), and the user was told they had
+    never said. The time it is, read from the clock, is the answer; a wrong weekday is still made up."""
+    now = clock_words(when)
+    weekday = "一二三四五六日"[when.weekday()]
+    for answer, message in [(f"It is {when:%H:%M} now.", "What time is it?"),
+                            (f"Today is {when:%A}, {when:%B} {when.day}.", "What day is it today?"),
+                            (f"现在是{when.hour}点{when.minute}分。", "现在几点？"),
+                            (f"今天是{when.month}月{when.day}日，星期{weekday}。", "今天几号？")]:
+        assert check_answer(answer, message, sources=message, facts=[message], now=now).text == answer
+    wrong = "一二三四五六日"[(when.weekday() + 1) % 7]
+    assert "星期" not in check_answer(f"今天是星期{wrong}。", "今天星期几？", sources="今天星期几？",
+                                      facts=["今天星期几？"], now=now).text
+
+
+@given(st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2035, 12, 31)),
+       st.sampled_from(["start work", "get up", "leave the office", "go to the gym"]))
+def test_the_clocks_time_is_no_answer_to_a_time_of_the_users_life(when: datetime, doing: str) -> None:
+    """bench answers (the 0.5B, test split): "What time do I start work?" (never told) got "I start working at 10:04
+    (Thursday)." — the prompt's clock, copied. A question about a time of the user's life may read the date from the
+    clock, not its time of day."""
+    message = f"What time do I {doing}?"
+    answer = f"You {doing} at {when:%H:%M} ({when:%A})."
+    checked = check_answer(answer, message, sources=message, facts=[message], now=clock_words(when))
+    assert checked.text == NOT_TOLD["en"]
+
+
+@pytest.mark.parametrize(("answer", "message", "memory", "kept"), [
+    ("You have a Pixel phone.", "What's my phone number?", "I have a Pixel phone.", False),  # bench answers, test
+    ("You have a cat named Tom.", "How many cats do I have?", "I have a cat named Tom.", False),
+    ("你的手机是华为的。", "我的手机号码是多少？", "我的手机是华为的。", False),
+    ("Your number is 555-0134.", "What's my phone number?", "My number is 555-0134.", True),
+    ("You have two cats.", "How many cats do I have?", "I have two cats.", True),
+    ("你养了一只猫。", "我养了几只猫？", "我养了一只猫。", True),
+    ("你今年三十岁。", "我几岁？", "我今年三十岁。", True),
+])
+def test_a_question_asking_a_number_is_not_answered_by_a_sentence_without_one(answer: str, message: str,
+                                                                              memory: str, kept: bool) -> None:
+    facts = [memory, message]
+    assert (check_answer(answer, message, sources="\n".join(facts), facts=facts).text == answer) is kept
