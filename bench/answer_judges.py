@@ -213,7 +213,7 @@ _ABSTAIN = re.compile(
     r"\bno (?:idea|information|record|memory|details?)\b|\bnot sure\b|\bunknown\b|\bcan(?:'t|’t|not) (?:tell|say|"
     r"recall|remember|find)\b|\bhaven't (?:heard|got)\b|"
     r"没有?(?:告诉|提到|提过|说过|讲过|跟我说|和我说|记录|相关)|未(?:告诉|提到|提及)|不知道|不清楚|不确定|不太确定|不太清楚|无从得知|"
-    r"不记得|还不了解|没听你说",
+    r"不记得|还不了解|没听你说|没有[^，。,.!?！？]{0,12}(?:信息|记录|资料|印象)",
     re.IGNORECASE)
 
 

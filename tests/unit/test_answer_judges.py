@@ -152,7 +152,7 @@ def test_saying_it_was_not_told_is_an_abstention(thing: str, template: str) -> N
 
 
 @given(zh_names, st.sampled_from(["你还没有告诉过我{x}。", "我不知道{x}。", "你没提过{x}。", "我不太确定{x}。",
-                                  "关于{x}我不清楚。"]))
+                                  "关于{x}我不清楚。", "抱歉，我没有{x}的具体信息。", "我没有关于{x}的记录。"]))
 def test_saying_it_was_not_told_is_an_abstention_in_chinese(thing: str, template: str) -> None:
     assert abstains(template.format(x=thing))
     assert not abstains(f"你的狗叫{thing}。")
