@@ -292,6 +292,18 @@ _PIECE = re.compile(r"[,;，；、]")
 _THING_TAGS = ("n", "m", "o", "j", "eng")
 
 
+# jieba's parts of speech that state nothing by themselves: set phrases, adverbs, conjunctions, particles,
+# interjections, prepositions, pronouns ("说实话", "其实吧", "总之", "不过呢" open a sentence; they are no fact)
+_EMPTY_TAGS = ("l", "i", "d", "c", "y", "e", "u", "p", "r", "x")
+
+
+def _says_nothing(clause: str) -> bool:
+    """Is the Chinese ``clause`` only words that state nothing (:data:`_EMPTY_TAGS`)? "说实话" of "说实话，我最近搬到
+    杭州了。" was kept beside the move as "我说实话"."""
+    words = [tag for w, tag in tagged(clause) if w.strip(" ，,。.!！")]
+    return bool(CJK.search(clause)) and bool(words) and all(t.startswith(_EMPTY_TAGS) for t in words)
+
+
 def _unsaid_piece(clause: str, have: set[str]) -> bool:
     """Does a comma-separated piece of ``clause`` say a thing of which ``have`` (the units the extraction said)
     holds nothing? "我会弹钢琴，已经学了十年" extracted as "我已经学了十年" keeps six of the clause's eleven units
@@ -333,7 +345,7 @@ def uncovered_statements(message: str, extracted: list[str], refused: Sequence[s
         subject = "我" if CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
-            if len(units) < 2 or junk_sentence(clause) is not None:
+            if len(units) < 2 or junk_sentence(clause) is not None or _says_nothing(clause):
                 continue
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives

@@ -163,3 +163,10 @@ def test_a_piece_of_an_english_clause_the_extraction_does_not_touch_is_kept(thin
 ])
 def test_a_piece_that_names_nothing_unsaid_is_covered(message: str, extracted: str) -> None:
     assert uncovered_statements(message, [extracted]) == []
+
+
+@pytest.mark.parametrize("opening", ["说实话", "其实吧", "总之", "不过呢", "说真的"])
+def test_a_chinese_opening_that_states_nothing_is_not_kept_as_a_fact(opening: str) -> None:
+    """A fresh look at uncovered_statements: "说实话，我最近搬到杭州了。" gave "我说实话" beside the move."""
+    assert uncovered_statements(f"{opening}，我最近搬到杭州了。", ["我最近搬到杭州了。"]) == []
+    assert uncovered_statements(f"{opening}，我住在杭州，我辞职了。", ["我住在杭州。"]) == ["我辞职了"]
