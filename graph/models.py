@@ -29,9 +29,12 @@ T = TypeVar("T", bound=BaseModel)
 
 
 class ModelProvider(Protocol):
-    """Where nodes get their models; tests pass a scripted fake (the only fake in the project)."""
+    """Where nodes get their models; tests pass a scripted fake (the only fake in the project). ``chat`` answers;
+    ``memory`` does the memory work (extraction, summaries); ``verifier`` checks facts before they are stored."""
 
     def chat(self, name: str | None = None) -> BaseChatModel: ...
+
+    def memory(self, name: str | None = None) -> BaseChatModel: ...
 
     def verifier(self, name: str | None = None) -> BaseChatModel: ...
 
@@ -69,21 +72,30 @@ class OpenAIModels:
         s = self.settings
         if s.chat_model:  # the verifier defaults to the chat model: nothing local
             return False
-        server = LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
+        server = local_server(s)
         # no model to start: the turn's first model call says why, in one line, with nothing announced before it
         return server.can_start() and server.running_url() is None
 
-    def local(self) -> _Endpoint:
-        """The zero-config model: the local llama-server (started, or reused across processes)."""
-        s = self.settings
-        server = LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
+    def local(self, *, memory: bool = False) -> _Endpoint:
+        """The zero-config model: the local llama-server (started, or reused across processes); ``memory``: the
+        one for the memory work (:func:`local_server`)."""
+        server = local_server(self.settings, memory=memory)
         return _Endpoint(server.alias, server.ensure(), None, local=True)
+
+    def memory(self, name: str | None = None) -> BaseChatModel:
+        """The model for the memory work: ``name`` or the chat model when one is set, else the local memory model
+        (``PALACE_LOCAL_MEMORY_MODEL``, by default the answer's)."""
+        s = self.settings
+        model = name or s.chat_model
+        if not model:
+            return self._client(self.local(memory=True))
+        return self._client(_Endpoint(model, s.chat_base_url, s.chat_api_key))
 
     def verifier(self, name: str | None = None) -> BaseChatModel:
         s = self.settings
         model = name or s.verifier_model
         if not model:
-            return self.chat()
+            return self.memory()
         return self._client(_Endpoint(model, s.verifier_base_url or s.chat_base_url,
                                       s.verifier_api_key or s.chat_api_key))
 
@@ -94,6 +106,21 @@ class OpenAIModels:
                                                    max_tokens=self.settings.local_model_max_tokens if ep.local
                                                    else None, local=ep.local)
             return self._cache[ep]
+
+
+def local_server(settings: Settings, *, memory: bool = False) -> LocalModelServer:
+    """The local model server for the answer (``PALACE_LOCAL_MODEL`` or ``PALACE_LOCAL_MODEL_PATH``), or with
+    ``memory`` for the memory work: ``PALACE_LOCAL_MEMORY_MODEL``'s when it names another model, else the same."""
+    s = settings
+    if memory and s.local_memory_model is not None and (s.local_memory_model != s.local_model or s.local_model_path):
+        return LocalModelServer(s.data_dir, model=s.local_memory_model, memory=True)
+    return LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
+
+
+def local_servers(settings: Settings) -> list[LocalModelServer]:
+    """The local model servers the settings use: the answer's, and the memory work's when it is another."""
+    answer, memory = local_server(settings), local_server(settings, memory=True)
+    return [answer] if memory.key == answer.key else [answer, memory]
 
 
 def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None, *,

@@ -267,9 +267,9 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
     else:
         out.append(_embedded_qdrant(settings).status())
     if _uses_local_model(settings):
-        from memory.local_model import LocalModelServer
+        from graph.models import local_servers
 
-        out.append(LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model).status())
+        out += [server.status() for server in local_servers(settings)]
     return out
 
 
@@ -287,10 +287,11 @@ def start_services(settings: Settings) -> list[str]:
         res.qdrant  # noqa: B018 - opens (or connects to) it; closed with the resources
         done.append("Qdrant")
     if not settings.chat_model:
-        from memory.local_model import LocalModelServer
+        from graph.models import local_servers
 
-        LocalModelServer(settings.data_dir, settings.local_model_path, model=settings.local_model).ensure()
-        done.append("chat model")
+        for server in local_servers(settings):
+            server.ensure()
+            done.append(server.name)
     return done
 
 

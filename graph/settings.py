@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.endpoint import default_data_dir
@@ -79,6 +79,10 @@ class Settings(BaseSettings):
         "extra).")
     local_model_path: Path | None = Field(default=None, description="A GGUF for the local server started when "
                                           "no chat model is set, instead of PALACE_LOCAL_MODEL's.")
+    local_memory_model: Literal["0.5b", "1.5b"] | None = Field(
+        default=None, description="The bundled model for the memory work (extraction, the fact-check verifier, "
+        "summaries) when no chat model is set: it runs off the answer path, so it may be the larger one while the "
+        "answer stays on the faster (a second server, its own memory). Unset: the answer's model.")
     local_model_max_tokens: int = Field(default=256, gt=0, description="Output cap of the local model.")
     local_model_timeout_s: float = Field(default=300.0, gt=0, description="Per request to the local model: on 2 "
                                          "busy cores a long message or an archive summary takes minutes, not the "
@@ -206,13 +210,15 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("local_model", mode="before")
+    @field_validator("local_model", "local_memory_model", mode="before")
     @classmethod
-    def _bundled_model(cls, value: object) -> object:
+    def _bundled_model(cls, value: object, info: ValidationInfo) -> object:
         name = value.strip().lower() if isinstance(value, str) else value
+        if info.field_name == "local_memory_model" and name in (None, ""):
+            return None
         if name not in LOCAL_MODELS:
-            raise ValueError(f"PALACE_LOCAL_MODEL must be one of {', '.join(LOCAL_MODELS)} (the bundled models), "
-                             f"got {value!r}; PALACE_LOCAL_MODEL_PATH serves any other GGUF")
+            raise ValueError(f"PALACE_{str(info.field_name).upper()} must be one of {', '.join(LOCAL_MODELS)} (the "
+                             f"bundled models), got {value!r}; PALACE_LOCAL_MODEL_PATH serves any other GGUF")
         return name
 
     @field_validator("timezone", "inspector_timezone")

@@ -70,7 +70,7 @@ def sweep(deps: Deps, *, idle_s: int | None = None, optimize: bool = True) -> Sw
 
 def _recording(deps: Deps, user: str, session: str) -> Summarizer:
     """The summariser with its token usage recorded in the ledger under the swept user and session."""
-    return make_summarizer(deps.models.chat(None), deps, ZoneInfo(deps.settings.timezone), None,
+    return make_summarizer(deps.models.memory(None), deps, ZoneInfo(deps.settings.timezone), None,
                            ledger_usage(deps, user, session, "sweep"), answered_later=answered_in(deps, user, session))
 
 

@@ -145,12 +145,15 @@ class ScriptedBrain:
 
 
 class ScriptedModels:
-    """A :class:`~graph.models.ModelProvider` whose chat and verifier are one scripted model."""
+    """A :class:`~graph.models.ModelProvider` whose chat, memory and verifier models are one scripted model."""
 
     def __init__(self, brain: Responder | None = None) -> None:
         self.model = ScriptedChatModel(responder=brain or ScriptedBrain())
 
     def chat(self, name: str | None = None) -> BaseChatModel:
+        return self.model
+
+    def memory(self, name: str | None = None) -> BaseChatModel:
         return self.model
 
     def verifier(self, name: str | None = None) -> BaseChatModel:

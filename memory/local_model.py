@@ -184,10 +184,11 @@ class LocalModelServer:
     serves), so two processes that select different models never share, restart or kill each other's server;
     each server holds its model in memory until ``palace services stop``."""
 
-    name = "chat model"
-
     def __init__(self, data_dir: Path, model_path: Path | None = None, *, model: str = DEFAULT_MODEL,
-                 threads: int | None = None, context: int = LOCAL_CONTEXT) -> None:
+                 threads: int | None = None, context: int = LOCAL_CONTEXT, memory: bool = False) -> None:
+        # the answer's model (PALACE_LOCAL_MODEL) or the memory work's (PALACE_LOCAL_MEMORY_MODEL), for status
+        self.name, self.setting = ("memory model", "PALACE_LOCAL_MEMORY_MODEL") if memory else (
+            "chat model", "PALACE_LOCAL_MODEL")
         if model not in BUNDLED:
             raise ConfigurationError(f"PALACE_LOCAL_MODEL must be one of {', '.join(BUNDLED)}, got {model!r}")
         self.dir = Path(data_dir).expanduser().resolve() / "model"
@@ -207,7 +208,7 @@ class LocalModelServer:
         """Which model this server serves, for status and doctor."""
         if self.model_path:
             return f"{self.model_path.name} (PALACE_LOCAL_MODEL_PATH)"
-        return f"{self.bundled.name}: {self.bundled.title} (PALACE_LOCAL_MODEL)"
+        return f"{self.bundled.name}: {self.bundled.title} ({self.setting})"
 
     def _endpoint(self) -> dict[str, object] | None:
         data = _read_endpoint(self.endpoint_file)

@@ -164,7 +164,7 @@ def make_archive(deps: Deps) -> Any:
             return {}
         ctx = context_of(runtime)
         turn = turn_of(state)
-        summarize = make_summarizer(deps.models.chat(ctx.chat_model), deps, ZoneInfo(turn["timezone"]),
+        summarize = make_summarizer(deps.models.memory(ctx.chat_model), deps, ZoneInfo(turn["timezone"]),
                                     ctx.prompts.get("summarize"),
                                     ledger_usage(deps, turn["user_id"], turn["session_id"], "archive"),
                                     answered_later=answered_in(deps, turn["user_id"], turn["session_id"]))

@@ -337,7 +337,7 @@ def _when(turn: Turn) -> str:
 
 def _extraction_request(deps: Deps, ctx: Context, turn: Turn) -> tuple[BaseChatModel, list[BaseMessage]]:
     when = _when(turn)
-    return deps.models.chat(ctx.chat_model), [HumanMessage(prompts.render(
+    return deps.models.memory(ctx.chat_model), [HumanMessage(prompts.render(
         "extract", {"now": when, "message": turn["message"]}, override=ctx.prompts.get("extract")))]
 
 

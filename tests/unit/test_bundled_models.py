@@ -211,3 +211,40 @@ def test_the_installed_large_model_assembles_to_the_pinned_file() -> None:
     assert path.stat().st_size == 1_117_320_768
     with open(path, "rb") as f:
         assert f.read(8) == b"GGUF\x03\x00\x00\x00"  # GGUF version 3
+
+
+def test_the_memory_work_may_run_on_another_bundled_model(tmp_path: Path) -> None:
+    """PALACE_LOCAL_MEMORY_MODEL: the extraction, the verifier and the summaries on their own server (the 1.5B
+    off the answer path while the 0.5B answers); unset, or the answer's own model, one server does both."""
+    from doors.doctor import _local_model_check
+    from graph.models import local_server, local_servers
+
+    data = tmp_path / "data"
+    both = get_settings(data_dir=data, local_memory_model="1.5b")
+    answer, memory = local_servers(both)
+    assert (answer.key, answer.name, memory.key, memory.name) == ("0.5b", "chat model", "1.5b", "memory model")
+    assert memory.describe().endswith("(PALACE_LOCAL_MEMORY_MODEL)") and memory.endpoint_file != answer.endpoint_file
+    assert _local_model_check(both, memory=True).name == "local memory model"
+    for settings in (get_settings(data_dir=data), get_settings(data_dir=data, local_memory_model=" "),
+                     get_settings(data_dir=data, local_model="1.5b", local_memory_model="1.5b")):
+        [one] = local_servers(settings)
+        assert local_server(settings, memory=True).key == one.key == settings.local_model
+    # a GGUF answers: the memory model named beside it is a bundled one, its own server
+    custom = tmp_path / "m.gguf"
+    custom.write_bytes(b"GGUF")
+    assert [s.key[:5] for s in local_servers(get_settings(data_dir=data, local_model_path=custom,
+                                                          local_memory_model="0.5b"))] == ["file-", "0.5b"]
+    with pytest.raises(ValidationError, match=r"PALACE_LOCAL_MEMORY_MODEL must be one of 0\.5b, 1\.5b"):
+        get_settings(data_dir=data, local_memory_model="7b")
+
+
+def test_a_configured_chat_model_does_the_memory_work_too(tmp_path: Path) -> None:
+    """With PALACE_CHAT_MODEL set, the memory model and the verifier are that model (one client), whatever
+    PALACE_LOCAL_MEMORY_MODEL says: the bundled models only serve when nothing is configured."""
+    from graph.models import OpenAIModels, describe
+
+    settings = get_settings(data_dir=tmp_path / "data", chat_model="some-model", chat_base_url="http://127.0.0.1:9/v1",
+                            chat_api_key="k", local_memory_model="1.5b")
+    models = OpenAIModels(settings)
+    assert models.memory() is models.chat() is models.verifier()
+    assert describe(models.memory("other-model"))[0] == "other-model"  # a run's own model does its memory work
