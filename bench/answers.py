@@ -37,10 +37,11 @@ from graph.api import forget_user, run_turn
 from graph.deps import Deps
 from graph.models import ModelProvider, describe
 from graph.resources import Resources
-from graph.settings import get_settings
+from graph.settings import Settings, get_settings
 from memory.edge import EdgeClient
 from memory.errors import PalaceError
 from memory.language.answers import degenerate
+from memory.local_model import DEFAULT_MODEL
 
 TURN_GAP = timedelta(minutes=2)  # between the turns of a session
 
@@ -96,7 +97,7 @@ def run(limit: int | None = None, lang: str | None = None, split: str = "test", 
     with tempfile.TemporaryDirectory(prefix="palace-answers-") as tmp, \
             closing(EdgeClient(Path(tmp) / "edge")) as client, Resources(settings, _qdrant=client) as res:
         deps = Deps(settings, resources=res, models=models)
-        model = describe(deps.models.chat())[0]
+        model, memory_model = describe(deps.models.chat())[0], describe(deps.models.memory())[0]
         for sc in progress(scenarios, "scenarios"):
             user = f"bench-{sc.name}-{uuid.uuid4().hex[:6]}"
             try:
@@ -111,7 +112,7 @@ def run(limit: int | None = None, lang: str | None = None, split: str = "test", 
     if details is not None:
         details.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     everything = select("all")
-    return {"model": model, **figures(rows),
+    return {"model": model, "memory_model": memory_model, **figures(rows),
             "errors": sum(1 for r in rows if r.get("error")),
             "extraction_parsed": round(100 * sum(extractions) / len(extractions), 1) if extractions else 0.0,
             "ttft_p50_ms": round(percentile(ttft, 50), 1) if ttft else 0.0,
@@ -196,7 +197,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N scenarios")
     parser.add_argument("--offset", type=int, default=0, help="skip the first N scenarios of the split")
     parser.add_argument("--lang", choices=["en", "zh"], default=None, help="only one language")
-    parser.add_argument("--save", action="store_true", help="write bench/results/answers.json for the report")
+    parser.add_argument("--save", action="store_true", help="write bench/results/answers.json for the report "
+                        "(answers-1.5b.json with PALACE_LOCAL_MODEL=1.5b, answers-memory-1.5b.json with "
+                        "PALACE_LOCAL_MEMORY_MODEL=1.5b: each choice of bundled models has its own)")
     parser.add_argument("--details", type=Path, default=None,
                         help="write one JSON line per scenario (every turn, its answer and verdicts) to this file")
 
@@ -210,8 +213,19 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     result = run(args.limit, args.lang, args.split, args.details, offset=args.offset)
     result["limit"], result["offset"] = args.limit, args.offset
     if args.save:
-        save("answers", result, t0, load)
+        save(saved_name(get_settings()), result, t0, load)
     return result
+
+
+def saved_name(settings: Settings) -> str:
+    """The result file of a run on ``settings``' models: "answers" for the default (or a configured chat model),
+    else named by the bundled models it chose ("answers-1.5b", "answers-memory-1.5b": the 0.5B answers, the 1.5B
+    does the memory work)."""
+    if settings.chat_model or settings.local_model_path:
+        return "answers"
+    memory = settings.local_memory_model or settings.local_model
+    name = "answers" if settings.local_model == DEFAULT_MODEL else f"answers-{settings.local_model}"
+    return name if memory == settings.local_model else f"{name}-memory-{memory}"
 
 
 def report(r: dict[str, Any]) -> str:

@@ -73,7 +73,7 @@ def _machine() -> str:
 
 
 # Saved by hand, not by ``bench all``: their full runs are long (``python -m bench updates --save``).
-SAVED_ONLY = ("updates", "updates-answers", "serve-load", "serve-load-bundled")
+SAVED_ONLY = ("updates", "updates-answers", "serve-load", "serve-load-bundled", "answers-memory-1.5b", "answers-1.5b")
 
 
 def _load() -> dict[str, Any]:
@@ -317,7 +317,12 @@ def write_report() -> Path:
                     "the bundled model: correct >= 80, degenerate 0, extraction parsed >= 90.", "", sentence(r) + ".",
                     "", "```json", json.dumps(shown, ensure_ascii=False), "```", ""]
         scope = "the whole split" if r.get("limit") is None else f"the first {r['limit']} scenarios of the split"
-        return ["## Answers of the zero-config model (`python -m bench answers --split test --json`)", "",
+        memory = r.get("memory_model", r["model"])
+        title = ("## Answers of the zero-config model (`python -m bench answers --split test --json`)"
+                 if r is data.get("answers") else
+                 f"## Answers with {r['model']} answering and {memory} doing the memory work (`PALACE_LOCAL_MODEL`, "
+                 "`PALACE_LOCAL_MEMORY_MODEL`)")
+        return [title, "",
                 f"Facts told in earlier sessions, then one question or a conversation (statements, small talk, "
                 f"questions about what was told and about what never was, English and Chinese) in a new session, "
                 f"through the real graph; {r['split']} split ({scope}; {r['dev_cases']} dev / {r['test_cases']} test "
@@ -420,7 +425,8 @@ def write_report() -> Path:
 
     sections = [("locomo", locomo), ("memorybank", memorybank), ("recall", recall), ("turn", turn), ("cli", cli),
                 ("prompt-budget", prompt_budget), ("stm", generic("stm")), ("checkpointer", generic("checkpointer")),
-                ("failover", failover), ("answers", answers), ("integrity", integrity), ("updates", updates),
+                ("failover", failover), ("answers", answers), ("answers-memory-1.5b", answers),
+                ("answers-1.5b", answers), ("integrity", integrity), ("updates", updates),
                 ("updates-answers", updates), ("serve-load", serve_load), ("serve-load-bundled", serve_load)]
     for name, render in sections:
         if name in data:

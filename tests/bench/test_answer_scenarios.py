@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 from bench.answers import correct, figures, select
 from bench.scenarios import SCENARIOS, TURN_KINDS
@@ -85,3 +87,19 @@ def test_figures_count_each_turn_once_and_unknowns_apart() -> None:
     assert (f["cases"], f["turns"], f["fact_questions"], f["unknown_questions"]) == (2, 6, 2, 2)
     assert (f["correct"], f["abstained_unknown"], f["acknowledged"]) == (50.0, 50.0, 50.0)
     assert (f["invented"], f["stuck"], f["wrong_voice"], f["degenerate"]) == (16.7, 16.7, 16.7, 0.0)
+
+
+def test_each_choice_of_bundled_models_saves_its_own_answers(tmp_path: Path) -> None:
+    """The REPORT gives `bench answers` for each bundled model (issue 25): a run on the 1.5B, or with the 1.5B doing
+    the memory work, must not overwrite the default's saved figures."""
+    from bench.answers import saved_name
+    from bench.report import SAVED_ONLY
+    from graph.settings import get_settings
+
+    def named(**kw: Any) -> str:
+        return saved_name(get_settings(data_dir=tmp_path, **kw))
+
+    assert named() == named(local_memory_model="0.5b") == named(chat_model="m", chat_api_key="k") == "answers"
+    assert named(local_model="1.5b") == named(local_model="1.5b", local_memory_model="1.5b") == "answers-1.5b"
+    assert named(local_memory_model="1.5b") == "answers-memory-1.5b"
+    assert {"answers-1.5b", "answers-memory-1.5b"} <= set(SAVED_ONLY)
