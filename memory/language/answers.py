@@ -16,7 +16,7 @@ from functools import cache
 
 from memory.language.junk import asks
 from memory.language.links import same_holder
-from memory.language.meaning import clauses, said_units
+from memory.language.meaning import clauses, negations, said_units, source_clause
 from memory.language.slots import single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
@@ -491,6 +491,26 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
                                                                           for m in memories)
 
 
+def contradicts(sentence: str, message: str) -> bool:
+    """Is ``sentence``, answering a statement, the statement said back with a negation it does not have ("你不会弹
+    钢琴。" for "我会弹钢琴，已经学了十年。", the 0.5B in a trial; "You don't live in Hangzhou." for "I live in
+    Hangzhou.") or without one it has ("好的，你吃肉。" for "我不吃肉。")? A clause of it restates the message (half
+    its content units or more are the message's) and has another number of negations than the clause of the
+    message it restates ("You love tea." for "I don't like coffee, but I love tea." has as many as "I love tea").
+    Its other clauses ("No problem, …") and a question back are not judged."""
+    if asks(message) or sentence.rstrip().endswith(("?", "？")):
+        return False
+    said = _impersonal_units(message)
+    for clause in clauses(sentence):
+        units = _impersonal_units(clause)
+        if not units or len(units & said) / len(units) < 0.5:
+            continue
+        mine, theirs = negations(clause), negations(source_clause(clause, message))
+        if mine is not None and theirs is not None and mine != theirs:
+            return True
+    return False
+
+
 def commentary(sentence: str, message: str, sources: str) -> bool:
     """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: three content
     words or more in no source, half of its own or more? "Oolong tea is now available at your local market." for
@@ -599,6 +619,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence that says no number, to a question asking one"
     if sources is not None and recites(sentence, message, facts):
         return None, "cut a memory read out to a message that is not about it"
+    if sources is not None and contradicts(sentence, message):
+        return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement that adds what nothing said"
     allowed = allowed_sources(sources or "", message, now)

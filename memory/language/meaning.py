@@ -40,6 +40,12 @@ _MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODAL
           ("a later time", _LATER))
 
 
+def negations(text: str) -> int | None:
+    """How many words of negation ``text`` has (not, never, n't, 不, 没, 别…); None when it says a state that
+    ended ("You don't smoke anymore." for "I quit smoking.", "你不抽烟了"): a change, whose "not" counts nothing."""
+    return None if _EARLIER.search(text) else len(_NEGATION.findall(text))
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of ``sentence``: cut at commas and semicolons (both languages) and at but / and / 但 / 而…."""
     parts = [c.strip() for c in _CLAUSE.findall(sentence) if c.strip()]

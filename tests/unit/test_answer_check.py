@@ -780,3 +780,33 @@ def test_a_question_asking_a_number_is_not_answered_by_a_sentence_without_one(an
                                                                               memory: str, kept: bool) -> None:
     facts = [memory, message]
     assert (check_answer(answer, message, sources="\n".join(facts), facts=facts).text == answer) is kept
+
+
+_OBJ_EN = st.from_regex(r"[bdfgkmprst][aeiou][bdfgkmprst][aeiou]s", fullmatch=True)  # made up: "bakos"
+_OBJ_ZH = st.text("琴笛棋笙篆鼓瑟瑶", min_size=2, max_size=3)
+
+
+@given(_OBJ_EN, st.sampled_from(["play", "collect", "grow", "repair", "sell"]))
+def test_a_statement_said_back_with_its_negation_changed_is_cut(thing: str, verb: str) -> None:
+    """A trial with PALACE_LOCAL_MEMORY_MODEL=1.5b (the 0.5B answering): "我会弹钢琴，已经学了十年。" got "你不会弹
+    钢琴。": the acknowledgement said the opposite. A clause restating the statement with another number of
+    negations than the clause it restates is cut; the plain acknowledgement is left."""
+    message = f"I {verb} {thing}, and I love it."
+    facts = [message]
+    for flipped in (f"You don't {verb} {thing}.", f"Got it, you never {verb} {thing}."):
+        assert check_answer(flipped, message, sources=message, facts=facts).text == "Got it."
+    for kept in (f"Got it, you {verb} {thing}.", f"You {verb} {thing} and love it. Nice!"):
+        assert check_answer(kept, message, sources=message, facts=facts).text == kept
+    no = f"I don't {verb} {thing}, but I love tea."  # its other clause, said back alone, keeps its own
+    assert check_answer("Got it, you love tea.", no, sources=no, facts=[no]).text == "Got it, you love tea."
+
+
+@given(_OBJ_ZH, st.sampled_from(["会弹", "喜欢", "收集", "在学"]))
+def test_a_chinese_statement_said_back_with_its_negation_changed_is_cut(thing: str, verb: str) -> None:
+    message = f"我{verb}{thing}，已经三年了。"
+    assert check_answer(f"你不{verb}{thing}。", message, sources=message, facts=[message]).text == "好的，知道了。"
+    assert check_answer(f"你{verb}{thing}，真好！", message, sources=message, facts=[message]).text == (
+        f"你{verb}{thing}，真好！")
+    ended = f"我不{verb}{thing}了。"  # a state that ended: said back as it is, or as a plain "not", both stand
+    said = f"好的，你不{verb}{thing}。"
+    assert check_answer(said, ended, sources=ended, facts=[ended]).text == said
