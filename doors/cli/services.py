@@ -23,11 +23,12 @@ def cmd_services_status(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps([asdict(r) for r in rows]))
     else:
+        width = max(len(r.name) for r in rows)  # "memory model" with PALACE_LOCAL_MEMORY_MODEL
         for r in rows:
             state = "running" if r.running else "not running"
             pid = f" pid {r.pid}" if r.pid else ""
             detail = f" ({r.detail})" if r.detail else ""
-            print(f"{r.name:<11} {r.mode:<9} {state:<12} {r.where}{pid}{detail}")
+            print(f"{r.name:<{width}} {r.mode:<9} {state:<12} {r.where}{pid}{detail}")
     return 0 if all(r.running or r.mode == "embedded" for r in rows) else 3
 
 
