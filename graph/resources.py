@@ -307,6 +307,5 @@ def stop_services(settings: Settings) -> list[str]:
     if _uses_local_model(settings):
         from memory.local_model import stop_all
 
-        if stop_all(settings.data_dir):
-            stopped.append("chat model")
+        stopped += [f"local model {key}" for key in stop_all(settings.data_dir)]
     return stopped

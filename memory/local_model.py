@@ -340,11 +340,14 @@ def _stop_endpoint(path: Path) -> bool:
     return True
 
 
-def stop_all(data_dir: Path) -> bool:
-    """Stop every model server under ``data_dir`` (``palace services stop``). False if none was running."""
-    stopped = False
+def stop_all(data_dir: Path) -> list[str]:
+    """Stop every model server under ``data_dir`` (``palace services stop``): the keys of those that ran ("0.5b",
+    "1.5b", "file-…"), none if none was running."""
+    stopped = []
     for path in sorted((Path(data_dir).expanduser().resolve() / "model").glob("endpoint*.json")):
-        stopped = _stop_endpoint(path) or stopped
+        key = str((_read_endpoint(path) or {}).get("key", path.stem.removeprefix("endpoint-")))
+        if _stop_endpoint(path):
+            stopped.append(key)
     return stopped
 
 

@@ -51,7 +51,7 @@ def test_services_start_reuse_status_and_stop(data_dir: Path) -> None:
     assert {r["name"]: r["pid"] for r in second} == {r["name"]: r["pid"] for r in rows.values()}
     stopped = run_cli("services", "stop", env=env)
     assert stopped.returncode == 0, stopped.stderr
-    assert stopped.stdout.strip() == "stopped: Redis, PostgreSQL, chat model"
+    assert stopped.stdout.strip() == "stopped: Redis, PostgreSQL, local model 0.5b"
     after = {r["name"]: r for r in json.loads(run_cli("services", "status", "--json", env=env).stdout)}
     assert set(after) == set(before) and not any(r["running"] for r in after.values()), after
     assert "no embedded service" in run_cli("services", "stop", env=env).stdout

@@ -188,9 +188,9 @@ def test_each_selection_has_its_own_server_record(tmp_path: Path) -> None:
         large.endpoint_file.unlink()
         assert [e["key"] for e in running_endpoints(data)] == ["0.5b"]
         assert "also running: 0.5b" in large.status().detail
-        assert stop_all(data)
+        assert stop_all(data) == ["0.5b"]
         proc.wait(timeout=20)
-        assert running_endpoints(data) == [] and not stop_all(data)
+        assert running_endpoints(data) == [] and stop_all(data) == []
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
