@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
-from memory.language.junk import asks
+from memory.language.junk import asks, relative_times
 from memory.language.links import same_holder
 from memory.language.meaning import clauses, negations, said_units, source_clause
 from memory.language.slots import single_valued_slots
@@ -225,6 +225,8 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
+    # a relative time no source says: "You painted the living room yellow yesterday." for "…last weekend"
+    out += sorted(relative_times(sentence, moving=True) - relative_times(sources))
     # a weekday in Chinese is a date: "今天是星期五。" on a Thursday ("周五", "礼拜五" are "星期五" too)
     given = {_weekday(w) for w in _WEEKDAY_ZH.findall(sources)}
     out += [d for d in _WEEKDAY_ZH.findall(sentence) if _weekday(d) not in given]
@@ -383,9 +385,9 @@ class Checked:
 
 def clock_words(when: datetime) -> str:
     """How the moment ``when`` may be written, in both languages ("2026-12-04 10:04 Friday December Dec 4 12 2026
-    2026年12月4日 星期五"): the clock an answer about today may read from (:func:`allowed_sources`)."""
+    2026年12月4日 星期五 today 今天"): the clock an answer about today may read from (:func:`allowed_sources`)."""
     return (f"{when:%Y-%m-%d %H:%M} {when:%A %B %b} {when.day} {when.month} {when.year} "
-            f"{when.year}年{when.month}月{when.day}日 星期{'一二三四五六日'[when.weekday()]}")
+            f"{when.year}年{when.month}月{when.day}日 星期{'一二三四五六日'[when.weekday()]} today 今天")
 
 
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")

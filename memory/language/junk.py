@@ -246,8 +246,7 @@ def grounded(candidate: str, message: str) -> bool:
             return False
     if not {c.lower() for c in code.findall(candidate)} <= said:
         return False
-    if _RELATIVE_TIME.findall(candidate.lower()) and not set(_RELATIVE_TIME.findall(candidate.lower())) <= set(
-            _RELATIVE_TIME.findall(message.lower())):
+    if not relative_times(candidate) <= relative_times(message):
         return False  # "下周五" extracted as "上周五": a memory must not move the user's plans in time
     if not in_the_users_language(candidate, message):
         return False
@@ -324,6 +323,16 @@ def _unsaid_piece(clause: str, have: set[str]) -> bool:
         elif len(units := grounding_units(_RELATIVE_TIME.sub(" ", piece.lower()))) >= 2 and not units & have:
             return True
     return False
+
+
+def relative_times(text: str, *, moving: bool = False) -> set[str]:
+    """The relative time words ``text`` says ("yesterday", "last weekend", "上周五"), lowercased; ``moving``: only
+    those that move away from now ("this week", "today", "今年" say now)."""
+    found = set(_RELATIVE_TIME.findall(text.lower()))
+    return {t for t in found if not _NOW_TIME.match(t)} if moving else found
+
+
+_NOW_TIME = re.compile(r"(?:this|today|tonight)\b|[这本今]")
 
 
 def uncovered_statements(message: str, extracted: list[str], refused: Sequence[str] = ()) -> list[str]:

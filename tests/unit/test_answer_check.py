@@ -810,3 +810,24 @@ def test_a_chinese_statement_said_back_with_its_negation_changed_is_cut(thing: s
     ended = f"我不{verb}{thing}了。"  # a state that ended: said back as it is, or as a plain "not", both stand
     said = f"好的，你不{verb}{thing}。"
     assert check_answer(said, ended, sources=ended, facts=[ended]).text == said
+
+
+@pytest.mark.parametrize(("said", "moved"), [
+    ("We painted the living room yellow last weekend.", "You painted the living room yellow yesterday."),
+    ("I'm flying to Tokyo next Friday.", "You are flying to Tokyo tomorrow."),
+    ("上周末我们把客厅刷成了黄色。", "你昨天把客厅刷成了黄色。"),
+    ("我下周五要去东京。", "你明天要去东京。"),
+])
+def test_a_relative_time_nothing_said_is_invented(said: str, moved: str) -> None:
+    """bench answers (the 0.5B, test split): "We painted the living room yellow last weekend." was acknowledged as
+    "You painted the living room yellow yesterday.": a time word that moves the user's fact. Said back with the
+    user's own time word, or with "today" to a question about the date, it stands."""
+    assert check_answer(moved, said, sources=said, facts=[said]).text != moved
+    assert invented(moved, said)
+    noted = "Noted: " if said.isascii() else "好的："
+    own = check_answer(noted + said, said, sources=said, facts=[said])  # the user's own time word stands
+    assert not any(why.startswith("cut") for why in own.changes), own
+    question = "What did we do?" if said.isascii() else "我们做了什么？"
+    kept = check_answer(moved, question, sources=f"{said}\n{question}", facts=[said, question]).text
+    assert kept != moved
+    assert invented("Today is Thursday, December 3.", "What's the date?\n" + clock_words(datetime(2026, 12, 3))) == []
