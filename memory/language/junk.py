@@ -184,12 +184,27 @@ def _of_someone(said: Sequence[str]) -> list[bool]:
     return out
 
 
+# the assistant as the subject of a clause: "you can't remember", "you're funny", "你记性真好" (not "your X", "你的")
+_ASSISTANT_DOES = re.compile(r"\byou(?:'re|’re|'ve|’ve|'ll|’ll|'d|’d)?\s+(?!guys\b)[a-z]+|^\W*你(?![的们])",
+                             re.IGNORECASE)
+
+
+def to_the_assistant(sentence: str) -> bool:
+    """Is every clause of ``sentence`` said to the assistant about the assistant ("no worries if you can't
+    remember", "你记性真好"; a clause of one word aside) and none about the user or someone named? A remark on
+    the conversation, not a fact; "你知道吗，小雨毕业了" has a clause that is not."""
+    if FIRST_PERSON.search(sentence) or speaks_of_someone(sentence):
+        return False
+    return all(_ASSISTANT_DOES.search(c) or junk_sentence(c) is not None or len(grounding_units(c)) < 2
+               for c in clauses(sentence))  # "…, seriously": a word that says nothing of its own
+
+
 def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
     """What ``message`` states, as the user wrote it, when a model's extraction gave nothing usable: its
     statements that speak of someone (:func:`_of_someone`), and every statement one of the ``refused``
     candidates was taken from (the extractor saw a fact there; its words were refused, the user's are kept:
     "小雨毕业了" has no name a rule can see). An extractor cannot make a stated fact disappear."""
-    said = [p for p in sentences(message) if junk_sentence(p) is None]
+    said = [p for p in sentences(message) if junk_sentence(p) is None and not to_the_assistant(p)]
     pointed: set[int] = set()
     for text in refused:
         units = grounding_units(text)

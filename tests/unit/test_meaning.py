@@ -170,3 +170,14 @@ def test_a_chinese_opening_that_states_nothing_is_not_kept_as_a_fact(opening: st
     """A fresh look at uncovered_statements: "说实话，我最近搬到杭州了。" gave "我说实话" beside the move."""
     assert uncovered_statements(f"{opening}，我最近搬到杭州了。", ["我最近搬到杭州了。"]) == []
     assert uncovered_statements(f"{opening}，我住在杭州，我辞职了。", ["我住在杭州。"]) == ["我辞职了"]
+
+
+@pytest.mark.parametrize("remark", ["no worries if you can't remember", "you're funny", "你记性真好",
+                                    "you are the best, seriously"])
+def test_a_remark_to_the_assistant_is_not_kept_when_the_extractor_made_a_fact_of_it(remark: str) -> None:
+    """bench answers (the 0.5B, test split): "no worries if you can't remember" was stored as a memory, kept in the
+    user's words because the extractor's candidate for it was refused. A sentence whose every clause has the
+    assistant as its subject is said about the conversation, not the user's life."""
+    assert kept_statements(remark, ["The user is not worried."]) == ""
+    assert _kept(["The user is not worried."], remark) == []
+    assert kept_statements("小雨毕业了。", ["用户毕业了。"]) == "小雨毕业了。"  # no name a rule sees: still kept
