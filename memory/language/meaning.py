@@ -36,6 +36,10 @@ _LATER = re.compile(r"\b(?:will|'ll|going to|gonna|about to|soon|next)\b|"
 _CLAUSE = re.compile(r"[^,;，；、]+(?:[,;，；、]\s*|$)")
 _SPLIT_CONJ = re.compile(r"\s+(?:but|and|while|whereas|though|although)\s+|但是|但|可是|而且|而", re.IGNORECASE)
 
+# the user joined with someone else: a candidate that adds it makes the user a party to what another person does
+# ("我和阿杰明年六月结婚。" for "我最好的朋友阿杰明年六月结婚。")
+_TOGETHER = re.compile(r"我和|和我|我跟|跟我|我与|与我|我们|咱们|\b(?:I and|and I|me and|and me|we|we're|we've|us)\b",
+                       re.IGNORECASE)
 _MARKS = (("a negation", _NEGATION), ("a modality (want, might, 想…)", _MODALITY), ("an earlier time", _EARLIER),
           ("a later time", _LATER))
 
@@ -184,6 +188,8 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     added, dropped = has - source_has, clause_has - has
     if added:
         return f"it adds {sorted(added)[0]} that the message does not have"
+    if _TOGETHER.search(THE_USER.sub("我", candidate)) and not _TOGETHER.search(sentence):
+        return "it makes the user a party to it, which the message does not"
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
     if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)) is not None:

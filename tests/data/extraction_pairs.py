@@ -80,6 +80,11 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("我在杭州开了一家花店。", "用户的妹妹在杭州开了一家花店。", "changes"),
     ("我搬到杭州了。", "搬家杭州了。", "changes"),  # the bundled 0.5B, in the lead's trial: whose move?
     ("My brother Tom works at Google as a designer.", "Works at Google as a designer.", "changes"),
+    ("我最好的朋友阿杰明年六月结婚。", "我和阿杰明年六月结婚。", "changes"),  # the 0.5B, bench answers test split
+    ("My colleague Dana is moving to Denver in May.", "Dana and I are moving to Denver in May.", "changes"),
+    ("我表姐在成都开了一家书店。", "我们在成都开了一家书店。", "changes"),
+    ("My partner and I adopted a greyhound.", "We adopted a greyhound.", "keeps"),
+    ("我和老公上个月去了敦煌。", "用户和老公上个月去了敦煌。", "keeps"),
     # kept: reworded, one clause of several
     ("I live in Ghent and I teach piano.", "The user teaches piano.", "keeps"),
     ("I sold the kayak and bought a paddleboard.", "The user bought a paddleboard.", "keeps"),
