@@ -513,15 +513,29 @@ def contradicts(sentence: str, message: str) -> bool:
     return False
 
 
+_QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b|"
+                            r"谁|什么|哪|几|怎么|怎样|多少|为什么|何", re.IGNORECASE)
+
+
+def reaction(message: str) -> bool:
+    """Is ``message`` a reaction put as a question ("wild, right?", "really?", "真的吗？"): no question word, two
+    content words or fewer, nothing of the user's life asked? It asks for no fact: it is answered as small talk."""
+    return (asks(message) and not _QUESTION_WORD.search(message) and len(_impersonal_units(message)) <= 2
+            and not _asks_of_the_users_life(message))
+
+
 def commentary(sentence: str, message: str, sources: str) -> bool:
     """Is ``sentence``, in the answer to a statement (not a question), the model's own addition: three content
     words or more in no source, half of its own or more? "Oolong tea is now available at your local market." for
     "I switched from oolong tea to coffee now." (oolong, tea and now said; available, local and market not; "Enjoy
     the new Tesla Model 3!" adds two, a wish, not a claim); "Green tea is a popular beverage that has been enjoyed
     by many people around the world for centuries." for "I live in Hangzhou and I love green tea.": a statement is
-    acknowledged, not lectured on. A short acknowledgement ("Nice!", "Got it") and a sentence in another language
-    than the message are not judged."""
-    if asks(message) or language(message) not in ("", language(sentence)):
+    acknowledged, not lectured on. So is a :func:`reaction` put as a question ("wild, right?" got
+    "Wild is indeed a term that can refer to various animals or plants.", bench answers' test split; "真的吗？"). A
+    short acknowledgement ("Nice!", "Got it") and a sentence in another language than the message are not judged."""
+    if asks(message) and not (reaction(message) and not _FIRST_PERSON_EN.search(sentence) and "我" not in sentence):
+        return False  # "I'm doing well, thanks." to "How are you today?" is the assistant's own
+    if language(message) not in ("", language(sentence)):
         return False
     units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
     novel = units - grounding_units(sources)
@@ -624,7 +638,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if sources is not None and contradicts(sentence, message):
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
-        return None, "cut a remark on a statement that adds what nothing said"
+        return None, "cut a remark on a statement or a reaction that adds what nothing said"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed, chinese=asks(message))
@@ -674,7 +688,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
         about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
         about = (replaced or {}).get(about, about) if about is not None else None
-        if not asks(message):
+        if not asks(message) or reaction(message):  # "wild, right?" was not asked for a fact
             text = NOTED[said]
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
             text = REMEMBERED[said] + second_person(about)

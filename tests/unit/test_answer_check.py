@@ -831,3 +831,17 @@ def test_a_relative_time_nothing_said_is_invented(said: str, moved: str) -> None
     kept = check_answer(moved, question, sources=f"{said}\n{question}", facts=[said, question]).text
     assert kept != moved
     assert invented("Today is Thursday, December 3.", "What's the date?\n" + clock_words(datetime(2026, 12, 3))) == []
+
+
+@given(st.sampled_from(["wild, right?", "really?", "crazy, huh?", "真的吗？", "是吧？", "离谱吧？"]),
+       st.from_regex(r"[a-z]{5,9}", fullmatch=True))
+def test_a_reaction_put_as_a_question_is_not_lectured_on(message: str, word: str) -> None:
+    """bench answers (the 0.5B, test split): "wild, right?" got "Wild is indeed a term that can refer to various
+    animals or plants. If you have any other questions…": a reaction asks for no fact; the model's lecture is cut
+    and the plain answer acknowledges it (never "You haven't told me that")."""
+    lecture = (f"The {word} is a species that lives in many habitats around the world and feeds on various plants."
+               if message.isascii() else f"{word}是一种生活在世界各地草原上的动物，以各种植物为食。")
+    checked = check_answer(lecture, message, sources=message, facts=[message])
+    assert checked.text in ("Got it.", "好的，知道了。"), checked
+    for kept in ("Yes, it is!", "I'm doing well, thanks."):
+        assert check_answer(kept, message, sources=message, facts=[message]).text == kept
