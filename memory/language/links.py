@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory.language.change import says_change
-from memory.language.slots import FIRST_PERSON, PERSON_CANON, person, single_valued_slots, slots
+from memory.language.slots import FIRST_PERSON, PERSON_CANON, THE_USER, person, single_valued_slots, slots
 from memory.language.words import chinese_nouns, grounding_units, names_something
 
 
@@ -102,10 +102,21 @@ def openers(text: str) -> frozenset[str]:
     return frozenset(m.group(1).lower() for m in _OPENS.finditer(text))
 
 
+def as_the_user_says(text: str) -> str:
+    """``text`` with "the user" / "用户" (a model's wording of a memory) said as the user says it: "I", "my", "我"."""
+    def me(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
+
+    return THE_USER.sub(me, text)
+
+
 def holders(text: str) -> frozenset[str]:
     """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
     and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
-    Chinese sentence opening with a name: "小雨毕业了")."""
+    Chinese sentence opening with a name: "小雨毕业了"). "The user" and "用户" are the user ("用户居住在杭州。", the
+    1.5B's wording of "我住在杭州。", linked to nothing as it was about nobody)."""
+    text = as_the_user_says(text)
     who = person(text)
     out: set[str] = set()
     first = _LATIN.match(text.strip())

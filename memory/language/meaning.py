@@ -75,11 +75,7 @@ def _marks(text: str) -> set[str]:
 
 
 def _holder(text: str) -> frozenset[str]:
-    def me(m: re.Match[str]) -> str:
-        word = m.group(0)
-        return "我" if word == "用户" else "my" if word.lower().endswith("'s") else "I"
-
-    return holders(THE_USER.sub(me, text))
+    return holders(text)
 
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.language.links import (
+    LINKS_BY_EMBEDDER,
     common_words,
     content_words,
     entities,
@@ -87,6 +88,20 @@ def test_holders_keep_people_apart() -> None:
     # a Chinese name is found as written (no word breaks): the manager who left is the manager named before
     assert same_holder("刘洋调去别的部门了，所以我现在向杨帆汇报。", "我的领导是刘洋。")
     assert not same_holder("刘洋调走了，我现在向杨帆汇报。", "我妹妹住在北京。")
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("我两周前搬到上海了。", "用户居住在杭州。"),  # bench answers, the 1.5B doing the memory work
+    ("The user moved to Shanghai two weeks ago.", "I live in Hangzhou."),
+    ("用户刚刚搬到厦门。", "用户居住在南京。"),
+    ("The user's new job is at Tencent.", "My job is at Alibaba."),
+])
+def test_a_memory_worded_about_the_user_is_the_users(new: str, old: str) -> None:
+    """With PALACE_LOCAL_MEMORY_MODEL=1.5b, "我住在杭州。" was stored as "用户居住在杭州。": about nobody holders()
+    knew, so "我两周前搬到上海了。" linked to nothing, the old residence ranked first and the answer was stale."""
+    assert "self" in holders(new) and "self" in holders(old)
+    [found] = links_to(new, [(old, 0.88)], LINKS_BY_EMBEDDER["e5"])
+    assert found.follows, found
 
 
 _THINGS = st.sampled_from(["Quorvex", "Brindle", "Talvora", "Mextin", "Oskaby", "Vennic"])
