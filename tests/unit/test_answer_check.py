@@ -845,3 +845,25 @@ def test_a_reaction_put_as_a_question_is_not_lectured_on(message: str, word: str
     assert checked.text in ("Got it.", "好的，知道了。"), checked
     for kept in ("Yes, it is!", "I'm doing well, thanks."):
         assert check_answer(kept, message, sources=message, facts=[message]).text == kept
+
+
+@given(st.from_regex(r"[BDFGK][aeiou][bdfgk][aeiou][bdfgk]ton", fullmatch=True),
+       st.sampled_from(["commute by bike", "cycle to the office", "go by bicycle"]))
+def test_an_answer_mostly_unsaid_is_cut_and_the_memory_it_drew_on_is_quoted(brand: str, act: str) -> None:
+    """bench answers (test split): the 1.5B said "You bought your Brompton at a local bike shop." to "Where did I buy
+    my bike?" (never told): one word of a memory, three of its own, and it stood. And the 0.5B's answer to "How do I
+    get to work?" was cut with nothing sharing a word with the question left to say, so the user was told they
+    never said. An answer about the user most of whose words no source has is cut; the plain answer quotes the
+    memory the cut answer drew on, when it drew on one."""
+    memory = f"I {act}, a green {brand}."
+    facts = [memory, "Where did I buy my bike?"]
+    shop = check_answer(f"You bought your {brand} at a local bike shop.", facts[-1], sources="\n".join(facts),
+                        facts=facts)
+    assert "shop" not in shop.text and brand in shop.text and shop.text.startswith("I'm not sure")
+    facts = [memory, "How do I get to work?"]
+    drew = check_answer(f"You ride your {brand} to work every day.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert drew.text == f"I'm not sure; what I remember is: You {act}, a green {brand}.", drew
+    for stands in (f"You {act} on your green {brand}.", f"You {act}."):
+        assert check_answer(stands, facts[-1], sources="\n".join(facts), facts=facts).text == stands
+    age = ["How old am I?"]
+    assert check_answer("You are 35 years old.", age[0], sources=memory, facts=[memory, *age]).text == NOT_TOLD["en"]
