@@ -184,7 +184,7 @@ _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line
 def _digits(text: str) -> set[str]:
     """The numbers ``text`` writes, each also without its leading zeros ("04" of "10:04" is the "4" of "10点4分")."""
     found = {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
-    return found | {n.lstrip("0") or "0" for n in found if n.isdigit()}
+    return found | {n.lstrip("0") or "0" for n in found if n.replace(":", "").isdigit()}  # "05:46" is "5:46"
 
 
 _WEEKDAY_ZH = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天]")
@@ -387,6 +387,7 @@ def clock_words(when: datetime) -> str:
     """How the moment ``when`` may be written, in both languages ("2026-12-04 10:04 Friday December Dec 4 12 2026
     2026年12月4日 星期五 today 今天"): the clock an answer about today may read from (:func:`allowed_sources`)."""
     return (f"{when:%Y-%m-%d %H:%M} {when:%A %B %b} {when.day} {when.month} {when.year} "
+            f"{when.hour % 12 or 12}:{when:%M} {when:%p} "  # "5:46 AM": the twelve-hour clock
             f"{when.year}年{when.month}月{when.day}日 星期{'一二三四五六日'[when.weekday()]} today 今天")
 
 
@@ -579,7 +580,8 @@ def asks_number(message: str) -> bool:
 
 # a time of day or a date as numbers say it in Chinese ("10点04分", "12月4日", "周五") and the copula before it
 _TIME_SAID = re.compile(r"(?:是|为)?[\d零一二三四五六七八九十两]+\s*[点时分秒号日月年]半?|"
-                        r"每?(?:周|星期|礼拜)[一二三四五六日天]")
+                        r"每?(?:周|星期|礼拜)[一二三四五六日天]|\bcurrent(?:ly)?\b|\bat the moment\b|目前|此刻|当前",
+                        re.IGNORECASE)
 _NOW = datetime(2000, 1, 1, tzinfo=UTC)  # any clock: the parser only has to find a time phrase, not resolve it
 
 
@@ -607,6 +609,17 @@ def _own_opening(sentence: str) -> str | None:
     """The plain answers' sentence ``sentence`` opens with (any case, either apostrophe), or None."""
     said = sentence.lstrip().replace("’", "'").lower()
     return next((p for p in _own_spans() if said.startswith(p.lower())), None)
+
+
+_CLOCK_LINE = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{1,2}:\d{2}) ([A-Z][a-z]+day)\b")  # :func:`clock_words`
+
+
+def asks_the_time(message: str) -> bool:
+    """Does ``message`` ask the time or the date and nothing else ("What time is it?", "今天几号？", "What day is it
+    today?"): a question whose words are all time words? "What's the weather like today?" asks the weather."""
+    timeless = _QUESTION_WORD.sub(" ", _SAYS_WHEN.sub(" ", _ASKS_TIME.sub(" ", _TIME_SAID.sub(" ", message))))
+    left = {u for u in _impersonal_units(timeless) if not (len(u) == 1 and CJK.match(u))}
+    return asks(message) and not _asks_of_the_users_life(message) and not left
 
 
 UNSUPPORTED = "cut a sentence about today or the user that nothing given to the model supports"
@@ -710,8 +723,14 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             default=None)
         about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
         about = (replaced or {}).get(about, about) if about is not None else None
+        clock = _CLOCK_LINE.match(now)
         if not asks(message) or reaction(message):  # "wild, right?" was not asked for a fact
             text = NOTED[said]
+        elif clock is not None and asks_the_time(message):  # the clock says it: "What time is it?", "今天几号？"
+            date, time, weekday = clock.groups()
+            zh_weekday = re.search(r"星期[一二三四五六日]", now)
+            text = (f"现在是{date} {time}，{zh_weekday.group(0)}。" if said == "zh" and zh_weekday else
+                    f"It is {time} on {weekday}, {date}.")
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
             text = REMEMBERED[said] + second_person(about)
         else:

@@ -751,8 +751,18 @@ def test_the_time_it_is_said_from_the_clock_is_kept_in_both_languages(when: date
                             (f"今天是{when.month}月{when.day}日，星期{weekday}。", "今天几号？")]:
         assert check_answer(answer, message, sources=message, facts=[message], now=now).text == answer
     wrong = "一二三四五六日"[(when.weekday() + 1) % 7]
-    assert "星期" not in check_answer(f"今天是星期{wrong}。", "今天星期几？", sources="今天星期几？",
-                                      facts=["今天星期几？"], now=now).text
+    said = check_answer(f"今天是星期{wrong}。", "今天星期几？", sources="今天星期几？", facts=["今天星期几？"], now=now)
+    assert f"星期{wrong}" not in said.text and f"星期{weekday}" in said.text  # the clock's, plainly
+    # a new user's trial: "What time is it?" got "You haven't told me that"; cut, the clock answers it
+    for message in ("What time is it?", "What is the date today?", "今天几号？", "现在几点？"):
+        plain = check_answer("It is 99:99 in Zorgland.", message, sources=message, facts=[message], now=now).text
+        assert f"{when:%H:%M}" in plain and f"{when:%Y-%m-%d}" in plain, plain
+    for message in ("What's the weather like today?", "What time do I start work?"):
+        plain = check_answer("It is sunny in Zorgland.", message, sources=message, facts=[message], now=now).text
+        assert plain == NOT_TOLD["en"], plain
+    twelve = f"It is {when.hour % 12 or 12}:{when:%M} {when:%p}."  # "5:46 AM" for 05:46, "The current time is"
+    for kept in (twelve, f"The current time is {when:%H:%M}."):
+        assert check_answer(kept, "What time is it?", sources="", facts=[""], now=now).text == kept
 
 
 @given(st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2035, 12, 31)),
