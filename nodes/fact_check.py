@@ -52,7 +52,7 @@ from memory.language.junk import (
 from memory.language.links import Link, links_to, same_holder
 from memory.language.meaning import changed_meaning
 from memory.language.slots import slots
-from memory.language.standalone import source_sentence, standalone
+from memory.language.standalone import fragment_reason, source_sentence, standalone
 from memory.language.temporal import event_time_ms
 from memory.long_term import Hit, memory_id
 from memory.tokens import truncate_tokens
@@ -130,14 +130,19 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     dated_by = message if _one_fact(message) else ""
     for item in items:
         fact = standalone(respaced(without_preamble(item.text, asked=asked), message), message, earlier, known)
-        text = truncate_tokens(" ".join(fact.split()), max_tokens, encoding)
-        if not text or normalized(text) in seen or junk_reason(text):
-            continue
-        seen.add(normalized(text))
-        when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
-        # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
-        out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, dated_by, when, text),
-                             important=important))
+        # a fragment made whole is the user's sentence, which may say several facts ("and works as a nurse" ->
+        # "I live in Chengdu and I work as a nurse…", a new user's trial): one fact per memory again, when each
+        # part stands alone, so a later "I moved" can retire where the user lived and not the job
+        parts = split_facts(fact)
+        for part in parts if len(parts) > 1 and all(fragment_reason(p) is None for p in parts) else [fact]:
+            text = truncate_tokens(" ".join(part.split()), max_tokens, encoding)
+            if not text or normalized(text) in seen or junk_reason(text):
+                continue
+            seen.add(normalized(text))
+            when = item.when if item.when.strip() and item.when.strip().lower() in message.lower() else ""
+            # only a time phrase the user wrote counts: a model's invented "when" would misdate the memory
+            out.append(Candidate(text=text, detail=message, event_time=event_time_ms(now, dated_by, when, text),
+                                 important=important))
     # the extractor's restatements within the turn: "I love tea" beside "I love green tea" is one memory
     return [c for c in out if not any(subsumed(c["text"], o["text"]) for o in out if o is not c)]
 

@@ -311,6 +311,12 @@ _THING_TAGS = ("n", "m", "o", "j", "eng")
 _EMPTY_TAGS = ("l", "i", "d", "c", "y", "e", "u", "p", "r", "x")
 
 
+def _one_word_fact(clause: str) -> bool:
+    """Is ``clause`` a fact of one word about the user, a name or a number ("I'm Leo", "I'm 35"): the user's
+    name was lost in a new user's trial ("Hi! I'm Leo. I live in Chengdu…": the extractor gave the rest)."""
+    return bool(FIRST_PERSON.search(clause)) and (bool(entities(clause)) or bool(re.search(r"\d", clause)))
+
+
 def _says_nothing(clause: str) -> bool:
     """Is the Chinese ``clause`` only words that state nothing (:data:`_EMPTY_TAGS`)? "说实话" of "说实话，我最近搬到
     杭州了。" was kept beside the move as "我说实话"."""
@@ -369,7 +375,8 @@ def uncovered_statements(message: str, extracted: list[str], refused: Sequence[s
         subject = "我" if CJK.search(sentence) else "I"
         for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
-            if len(units) < 2 or junk_sentence(clause) is not None or _says_nothing(clause):
+            if (len(units) < 2 and not _one_word_fact(clause)) or junk_sentence(clause) is not None or _says_nothing(
+                    clause):
                 continue
             # a one-valued slot none of them holds is not covered by shared words: "我喜欢在杭州" does not say
             # where the user lives

@@ -181,3 +181,18 @@ def test_a_remark_to_the_assistant_is_not_kept_when_the_extractor_made_a_fact_of
     assert kept_statements(remark, ["The user is not worried."]) == ""
     assert _kept(["The user is not worried."], remark) == []
     assert kept_statements("小雨毕业了。", ["用户毕业了。"]) == "小雨毕业了。"  # no name a rule sees: still kept
+
+
+@given(_NAMES, st.sampled_from(["Chengdu", "Leeds", "Porto"]), st.sampled_from(["a nurse", "a welder", "a baker"]))
+def test_a_fragment_made_whole_is_one_fact_per_memory_again(name: str, city: str, job: str) -> None:
+    """A new user's trial: "Hi! I'm Leo. I live in Chengdu and I work as a nurse at a children's hospital." was
+    stored as that one sentence (the extractor's fragment "and works as a nurse" made whole), so neither "I moved
+    to Shanghai" nor "I changed jobs" could retire it, and "I'm Leo" was stored nowhere (one word, skipped)."""
+    message = f"Hi! I'm {name}. I live in {city} and I work as {job} at a hospital."
+    kept = _kept(["and works as a nurse"], message)
+    assert f"I live in {city}" in kept and f"I work as {job} at a hospital." in kept, kept
+    assert f"I'm {name}." in kept or f"I'm {name}" in kept, kept
+    assert not any("and I work" in k for k in kept), kept
+    kept = _kept([f"I live in {city}", f"I work as {job} at a hospital."], message)
+    assert any(k.startswith(f"I'm {name}") for k in kept), kept  # the name beside what the extractor gave
+    assert uncovered_statements("I'm tired. I live in Leeds.", ["I live in Leeds"]) == []  # a state, not a fact
