@@ -74,6 +74,20 @@ def _cut_loop(text: str) -> str:
     return text
 
 
+_GLUED = (re.compile(r"([A-Za-z][,.;:!?]?)([\u3400-\u9fff])"), re.compile(r"([\u3400-\u9fff])([A-Za-z])"))
+
+
+def spaced(sentence: str) -> str:
+    """An English ``sentence`` quoting Chinese words with a space on each side of them ("Your cat's name is豆豆." ->
+    "Your cat's name is 豆豆.", a new user's trial): one that opens with an English word and has three; a Chinese
+    sentence is left as written ("我在Google工作", "你的bbbbb是aaaaaaaa。")."""
+    if not re.match(r"\W*[A-Za-z]", sentence) or len(_LATIN_WORD.findall(sentence)) < 3:
+        return sentence
+    for glued in _GLUED:
+        sentence = glued.sub(r"\1 \2", sentence)
+    return sentence
+
+
 def clean_answer(text: str) -> str:
     """``text`` without echoed prompt lines, repeated sentences or a phrase looping to the output cap."""
     out = _cut_loop(text)
@@ -504,6 +518,24 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
                                                                           for m in memories)
 
 
+# the claim alone ("I know that.", "I already know!", "我早就知道了。"), not "I know it can be hard" nor "我知道了"
+# (Chinese for "got it")
+_KNEW = re.compile(r"^\W*(?:(?:yes|yeah|oh|ok|okay)\W+)?i\s+(?:already\s+)?(?:know|knew|remember)"
+                   r"(?:\s+(?:that|this|it|about (?:it|that)))?\W*$|^\W*i\s+already\s+(?:know|knew)\b|"
+                   r"^\W*(?:是的|嗯)?\W*我(?:早就|已经)(?:知道|记得)|^\W*(?:是的|嗯)?\W*我记得|"
+                   r"^\W*(?:是的|嗯)?\W*我知道(?!了)", re.IGNORECASE)
+
+
+def claims_known(sentence: str, message: str, facts: Sequence[str]) -> bool:
+    """Does ``sentence``, answering a statement, claim to know it already ("I know that." to "My friend Nadia is
+    getting married in May.", said the first time, a new user's trial; "我早就知道了") when no recalled memory holds
+    half of what the statement says? A memory that does is what the assistant knew."""
+    if asks(message) or not _KNEW.search(sentence):
+        return False
+    said = _impersonal_units(message)
+    return not any(said and len(said & _impersonal_units(f)) * 2 >= len(said) for f in facts[:-1])
+
+
 def contradicts(sentence: str, message: str) -> bool:
     """Is ``sentence``, answering a statement, the statement said back with a negation it does not have ("你不会弹
     钢琴。" for "我会弹钢琴，已经学了十年。", the 0.5B in a trial; "You don't live in Hangzhou." for "I live in
@@ -633,6 +665,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     assistant's words and is judged by the rest ("what I remember is: I drove…" is not the user's voice)."""
     if not any(c.isalnum() for c in sentence):
         return None, ""
+    sentence = spaced(sentence)
     stripped = sentence.lstrip()
     own = _own_opening(sentence)
     if own is not None:
@@ -661,6 +694,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence that says no number, to a question asking one"
     if sources is not None and recites(sentence, message, facts):
         return None, "cut a memory read out to a message that is not about it"
+    if sources is not None and claims_known(sentence, message, facts):
+        return None, "cut a sentence that claims to know already what nothing recalled says"
     if sources is not None and contradicts(sentence, message):
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
@@ -732,7 +767,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             text = (f"现在是{date} {time}，{zh_weekday.group(0)}。" if said == "zh" and zh_weekday else
                     f"It is {time} on {weekday}, {date}.")
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
-            text = REMEMBERED[said] + second_person(about)
+            quoted = second_person(about).rstrip()
+            text = REMEMBERED[said] + quoted + ("" if quoted.endswith((".", "!", "?", "。", "！", "？")) else
+                                                "。" if CJK.search(quoted[-1:]) else ".")
         else:
             text = NOT_TOLD[said]
         return Checked(text=text, changes=tuple(changes))

@@ -877,3 +877,29 @@ def test_an_answer_mostly_unsaid_is_cut_and_the_memory_it_drew_on_is_quoted(bran
         assert check_answer(stands, facts[-1], sources="\n".join(facts), facts=facts).text == stands
     age = ["How old am I?"]
     assert check_answer("You are 35 years old.", age[0], sources=memory, facts=[memory, *age]).text == NOT_TOLD["en"]
+
+
+@given(st.from_regex(r"[BDFGKLMNPRSTVZ][aeiou][bdklmnrstvz][aeiou][nrs]?", fullmatch=True),
+       st.sampled_from(["I know that.", "I already know!", "I remember that.", "Yes, I know."]))
+def test_a_new_statement_is_not_claimed_as_known(name: str, claim: str) -> None:
+    """A new user's trial: "My friend Nadia is getting married in May." (said the first time) -> "I know that."
+    The claim stands only beside a recalled memory that holds the statement."""
+    message = f"My friend {name} is getting married in May."
+    assert check_answer(claim, message, sources=message, facts=[message]).text == "Got it."
+    told = f"My friend {name} is getting married in May"
+    assert check_answer(claim, message, sources=message, facts=[told, message]).text == claim
+    zh = f"我朋友{name}下个月结婚。"
+    assert check_answer("我早就知道了。", zh, sources=zh, facts=[zh]).text == "好的，知道了。"
+
+
+def test_an_english_answer_quoting_chinese_is_spaced_and_a_quoted_memory_ends_its_sentence() -> None:
+    """A new user's trial: "Your cat's name is豆豆." and "I'm not sure; what I remember is: You moved from Chengdu
+    to Shanghai" (no full stop: the memory has none)."""
+    facts = ["我养了一只猫，叫豆豆。", "What's my cat's name?"]
+    assert check_answer("Your cat's name is豆豆.", facts[-1], sources="\n".join(facts), facts=facts).text == (
+        "Your cat's name is 豆豆.")
+    zh = [facts[0], "我的猫叫什么？"]
+    assert check_answer("你的猫叫豆豆。", zh[-1], sources=facts[0], facts=zh).text == "你的猫叫豆豆。"
+    facts = ["I live in Shanghai, near the river", "Where do I live?"]
+    plain = check_answer("You live in Beijing, a lovely place.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert plain.text == "I'm not sure; what I remember is: You live in Shanghai, near the river."
