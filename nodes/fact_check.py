@@ -51,7 +51,7 @@ from memory.language.junk import (
 )
 from memory.language.links import Link, links_to, same_holder
 from memory.language.meaning import changed_meaning
-from memory.language.slots import slots
+from memory.language.slots import single_valued_slots, slots
 from memory.language.standalone import fragment_reason, source_sentence, standalone
 from memory.language.temporal import event_time_ms
 from memory.long_term import Hit, memory_id
@@ -229,8 +229,17 @@ def whole_changes(cands: Sequence[Candidate], links: Sequence[Sequence[Link]], *
         named = {j for n in members for j, k in enumerate(links[n]) if k.named}
         if len(members) < 2 or not named:
             continue
-        if all(any(links[n][j].follows and not links[n][j].weak for j in named) for n in members):
+        following = [n for n in members if any(links[n][j].follows and not links[n][j].weak for j in named)]
+        if len(following) == len(members):
             continue  # every part follows it already (by evidence: nearness alone is a guess)
+        # a part about another one-valued subject than the parts that follow, which says no change, is another
+        # fact: "I live in Porto and I work as a marine biologist at the aquarium." (where the user lives follows
+        # "I live in Hangzhou"; the job is new) was put back whole in two new users' trials, and neither the
+        # later move nor the new job could retire it
+        held = frozenset().union(*(single_valued_slots(cands[n]["text"]) for n in following))
+        if held and any((own := single_valued_slots(cands[n]["text"])) and not own & held
+                        and not says_change(cands[n]["text"]) for n in members if n not in following):
+            continue
         first = cands[members[0]]
         text = truncate_tokens(" ".join(sentences(message)[at].split()), max_tokens, encoding)
         merged[members[0]] = Candidate(text=text, detail=message, event_time=first["event_time"],

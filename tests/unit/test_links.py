@@ -663,3 +663,27 @@ def test_a_change_linked_by_name_when_written_follows_nothing_else_the_question_
     implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
     assert not changes
     assert newest_first(ranked, [], RankingConfig(), implied)[0].memory.id == car.memory.id
+
+
+@pytest.mark.parametrize(("message", "parts"), [
+    ("I live in Porto and I work as a marine biologist at the aquarium.",
+     ["I live in Porto", "I work as a marine biologist at the aquarium."]),
+    ("我住在成都，我在一家儿童医院当护士。", ["我住在成都", "我在一家儿童医院当护士。"]),
+])
+def test_a_sentence_of_two_subjects_stays_cut_though_one_part_follows_a_memory(message: str,
+                                                                               parts: list[str]) -> None:
+    """Two new users' trials: "I live in Porto and I work as a marine biologist at the aquarium." after "I live in
+    Hangzhou" was stored whole (the residence followed Hangzhou by its word, the job followed nothing, so it was
+    taken for a change cut in two), and neither the later move nor the new job could retire it. A part about
+    another one-valued subject that says no change stays its own memory; a change cut in two is still put back."""
+    from memory.language.links import Link
+    from nodes.fact_check import whole_changes
+
+    cands = [_cand(p, message) for p in parts]
+    links = [[Link(True, "the same 'live'", named=True)], [Link(False, "no entity in common")]]
+    assert [c["text"] for c in whole_changes(cands, links, max_tokens=200, encoding="cl100k_base")] == parts
+    change = "I'm not at the bakery any more, I work as a welder now."
+    cands = [_cand("I'm not at the bakery any more", change), _cand("I work as a welder now", change)]
+    links = [[Link(True, "the same 'bakery'", named=True)], [Link(False, "no entity in common")]]
+    (whole,) = whole_changes(cands, links, max_tokens=200, encoding="cl100k_base")
+    assert whole["text"] == change
