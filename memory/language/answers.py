@@ -715,6 +715,12 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     return sentence, ""
 
 
+def _not_told(sentence: str) -> bool:
+    """Is ``sentence`` one of the plain answer's "You haven't told me that…" sentences?"""
+    return " ".join(sentence.split()).lower() in {" ".join(p.split()).lower() for t in NOT_TOLD.values()
+                                                   for p in sentence_spans(t)}
+
+
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                  replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = ()) -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
@@ -741,6 +747,12 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             stale_cut.append(older)
         if out is not None:
             kept.append(out)
+    # "You haven't told me that, so I don't know. Your sister Anika just got engaged in Toronto." (a new user's
+    # trial: the model copied the plain answer from the session, then answered): the answer that stands is told
+    told = [k for k in kept if not _not_told(k)]
+    if told and len(told) < len(kept):
+        changes.append("cut a sentence saying it was not told beside one that answers")
+        kept = told
     text = "".join(k if not n or kept[n - 1][-1:].isspace() or k[:1].isspace() or CJK.match(k[:1]) else " " + k
                    for n, k in enumerate(kept)).strip()  # as SentenceGuard shows them
     if not text:
@@ -816,6 +828,7 @@ class SentenceGuard:
         self._stale_cut: list[str] = []
         self._seen: set[str] = set()
         self._sent = False
+        self._held: list[str] = []  # a "not told" sentence, shown at the end if nothing that answers follows
         self._ended_space = True
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
@@ -851,6 +864,9 @@ class SentenceGuard:
 
     def flush(self) -> None:
         self.boundary()
+        if not self._sent and self._held:  # "not told" and nothing else: it is the answer
+            self._sent = True
+            self.sink(self._held[0])
         if not self._sent:  # every sentence was cut: the plain answer the stored one falls back to
             self._sent = True
             self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
@@ -869,6 +885,9 @@ class SentenceGuard:
                                 replaced=self._replaced)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:
             self._stale_cut.append(older)
+        if out is not None and not self._sent and _not_told(out):
+            self._held.append(out)  # shown only if nothing that answers follows (check_answer drops it then)
+            return
         if out is not None and out.strip():
             if self._sent and not self._ended_space and not out[:1].isspace() and not CJK.match(out[:1]):
                 out = " " + out  # "Got it." then "You…": a cut sentence between them took the space

@@ -903,3 +903,26 @@ def test_an_english_answer_quoting_chinese_is_spaced_and_a_quoted_memory_ends_it
     facts = ["I live in Shanghai, near the river", "Where do I live?"]
     plain = check_answer("You live in Beijing, a lovely place.", facts[-1], sources="\n".join(facts), facts=facts)
     assert plain.text == "I'm not sure; what I remember is: You live in Shanghai, near the river."
+
+
+@pytest.mark.parametrize(("answer", "message", "memory", "expected"), [
+    ("You haven't told me that, so I don't know. Your sister Anika just got engaged in Toronto.",
+     "What's my sister's news?", "My sister Anika just got engaged in Toronto.",
+     "Your sister Anika just got engaged in Toronto."),
+    ("你还没有告诉过我这件事，所以我不知道。你妹妹订婚了。", "我妹妹有什么消息？", "我妹妹订婚了。", "你妹妹订婚了。"),
+    ("You haven't told me that, so I don't know.", "How tall am I?", "I live in Leeds.",
+     "You haven't told me that, so I don't know."),
+])
+def test_an_answer_says_not_told_only_when_it_answers_nothing(answer: str, message: str, memory: str,
+                                                              expected: str) -> None:
+    """A new user's trial: "What's my sister's news?" -> "You haven't told me that, so I don't know. Your sister
+    Anika just got engaged in Toronto." (the plain answer copied from the session, then the answer). Stored and
+    streamed alike."""
+    facts = [memory, message]
+    assert check_answer(answer, message, sources="\n".join(facts), facts=facts).text == expected
+    shown: list[str] = []
+    guard = SentenceGuard(message, shown.append)
+    guard.context(recalled=[memory], window=[])
+    guard(answer)
+    guard.flush()
+    assert "".join(shown).strip() == expected
