@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from graph.models import OpenAIModels, describe, invoke, local_server, local_servers
+from graph.local_servers import local_server, local_servers
+from graph.models import OpenAIModels, describe, invoke
 from graph.resources import connect_qdrant, connect_redis, database_url, redis_url
 from graph.settings import Settings
 from memory import postgres

@@ -20,9 +20,10 @@ from langchain_openai import ChatOpenAI
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, SecretStr
 
+from graph.local_servers import local_server
 from graph.settings import Settings
 from memory.errors import ConfigurationError, ServiceUnavailableError
-from memory.local_model import LOCAL_ALIASES, LocalModelServer
+from memory.local_model import LOCAL_ALIASES
 from memory.tokens import count_chat, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
@@ -78,7 +79,7 @@ class OpenAIModels:
 
     def local(self, *, memory: bool = False) -> _Endpoint:
         """The zero-config model: the local llama-server (started, or reused across processes); ``memory``: the
-        one for the memory work (:func:`local_server`)."""
+        one for the memory work (:func:`graph.local_servers.local_server`)."""
         server = local_server(self.settings, memory=memory)
         return _Endpoint(server.alias, server.ensure(), None, local=True)
 
@@ -106,21 +107,6 @@ class OpenAIModels:
                                                    max_tokens=self.settings.local_model_max_tokens if ep.local
                                                    else None, local=ep.local)
             return self._cache[ep]
-
-
-def local_server(settings: Settings, *, memory: bool = False) -> LocalModelServer:
-    """The local model server for the answer (``PALACE_LOCAL_MODEL`` or ``PALACE_LOCAL_MODEL_PATH``), or with
-    ``memory`` for the memory work: ``PALACE_LOCAL_MEMORY_MODEL``'s when it names another model, else the same."""
-    s = settings
-    if memory and s.local_memory_model is not None and (s.local_memory_model != s.local_model or s.local_model_path):
-        return LocalModelServer(s.data_dir, model=s.local_memory_model, memory=True)
-    return LocalModelServer(s.data_dir, s.local_model_path, model=s.local_model)
-
-
-def local_servers(settings: Settings) -> list[LocalModelServer]:
-    """The local model servers the settings use: the answer's, and the memory work's when it is another."""
-    answer, memory = local_server(settings), local_server(settings, memory=True)
-    return [answer] if memory.key == answer.key else [answer, memory]
 
 
 def make_chat_openai(settings: Settings, model: str, base_url: str | None, api_key: SecretStr | None, *,

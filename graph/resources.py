@@ -267,7 +267,7 @@ def services_status(settings: Settings) -> list[ServiceStatus]:
     else:
         out.append(_embedded_qdrant(settings).status())
     if _uses_local_model(settings):
-        from graph.models import local_servers
+        from graph.local_servers import local_servers
 
         out += [server.status() for server in local_servers(settings)]
     return out
@@ -287,7 +287,7 @@ def start_services(settings: Settings) -> list[str]:
         res.qdrant  # noqa: B018 - opens (or connects to) it; closed with the resources
         done.append("Qdrant")
     if not settings.chat_model:
-        from graph.models import local_servers
+        from graph.local_servers import local_servers
 
         for server in local_servers(settings):
             server.ensure()

@@ -217,7 +217,7 @@ def test_the_memory_work_may_run_on_another_bundled_model(tmp_path: Path) -> Non
     """PALACE_LOCAL_MEMORY_MODEL: the extraction, the verifier and the summaries on their own server (the 1.5B
     off the answer path while the 0.5B answers); unset, or the answer's own model, one server does both."""
     from doors.doctor import _local_model_check
-    from graph.models import local_server, local_servers
+    from graph.local_servers import local_server, local_servers
 
     data = tmp_path / "data"
     both = get_settings(data_dir=data, local_memory_model="1.5b")
