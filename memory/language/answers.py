@@ -601,8 +601,9 @@ _SAYS_WHEN = re.compile(r"\d|[一二三四五六七八九十两]+\s*[月日号�
 _ASKS_NUMBER = re.compile(r"\bhow (?:many|much|old|tall)\b|\bnumbers?\b|多少|号码|"
                           r"几[个岁次口只本辆位条台张]?[?？]|几[个岁次口只本辆位条台张]", re.IGNORECASE)
 _SAYS_NUMBER = re.compile(r"\d|[零一二三四五六七八九十百千万两半几]|\b(?:zero|one|two|three|four|five|six|seven|"
-                          r"eight|nine|ten|eleven|twelve|\w+teen|\w+ty|hundred|thousand|a dozen|once|twice|a few|"
-                          r"several|none|no)\b", re.IGNORECASE)
+                          r"eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|"
+                          r"(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|a dozen|once|twice|a few|"
+                          r"several|none|no)\b", re.IGNORECASE)  # not "city", "party"
 
 
 def asks_number(message: str) -> bool:
