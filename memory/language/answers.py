@@ -716,10 +716,14 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     return sentence, ""
 
 
+@cache
+def _not_told_sentences() -> frozenset[str]:
+    return frozenset(" ".join(p.split()).lower() for t in NOT_TOLD.values() for p in sentence_spans(t))
+
+
 def _not_told(sentence: str) -> bool:
     """Is ``sentence`` one of the plain answer's "You haven't told me that…" sentences?"""
-    return " ".join(sentence.split()).lower() in {" ".join(p.split()).lower() for t in NOT_TOLD.values()
-                                                   for p in sentence_spans(t)}
+    return " ".join(sentence.split()).lower() in _not_told_sentences()
 
 
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",

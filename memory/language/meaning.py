@@ -74,10 +74,6 @@ def _marks(text: str) -> set[str]:
     return {name for name, pattern in _MARKS if pattern.search(text)}
 
 
-def _holder(text: str) -> frozenset[str]:
-    return holders(text)
-
-
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -190,12 +186,12 @@ def changed_meaning(candidate: str, message: str) -> str | None:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
     if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)) is not None:
         return why
-    mine, theirs = _holder(candidate), _holder(clause) or _holder(sentence)
+    mine, theirs = holders(candidate), holders(clause) or holders(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message
     # says of someone it names (a Chinese name has no capital: the lexicon's part of speech finds it)
     if "self" in mine and "self" not in theirs and (name := names_a_person_first(clause)) is not None:
         return f"it is about self, the message about {name}"
-    if not mine and (said_by := _holder(clause)):  # "搬家杭州了。" for "我搬到杭州了。": whose move?
+    if not mine and (said_by := holders(clause)):  # "搬家杭州了。" for "我搬到杭州了。": whose move?
         return f"it leaves out whom it is about ({'/'.join(sorted(said_by))})"
     if mine and theirs and not mine & theirs:
         return f"it is about {'/'.join(sorted(mine))}, the message about {'/'.join(sorted(theirs))}"
