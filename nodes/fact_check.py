@@ -47,6 +47,7 @@ from memory.language.junk import (
     respaced,
     statements,
     uncovered_statements,
+    with_details,
     without_preamble,
 )
 from memory.language.links import Link, links_to, same_holder
@@ -121,6 +122,9 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     else:  # what the extractor left out of a message about the user is kept too, as the user said it
         refused = [m.text for m in split if m.text.strip() and not junk_reason(m.text) and m not in items]
         items += [ExtractedMemory(text=t) for t in uncovered_statements(message, [m.text for m in items], refused)]
+        # a memory saying only how long or when of what another says goes back with it, as the user said the two
+        items = [next((m for m in items if m.text == t), None) or ExtractedMemory(text=t)
+                 for t in with_details([m.text for m in items], message)]
     seen: set[str] = set()
     out: list[Candidate] = []
     asked = without_preamble(message) != message  # "Remember that ...": the model may echo it in the memory

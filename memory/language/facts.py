@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from memory.language.slots import single_valued_slots
+from memory.language.slots import FIRST_PERSON, single_valued_slots
 from memory.language.text import CJK, sentence_spans
+from memory.language.words import grounding_units, tagged
 
 # Where a sentence starts another statement about the user: "..., and I love green tea", "...，我喜欢喝龙井茶".
 _NEXT_STATEMENT = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:i|i'm|my)\b)|[,;]\s*(?=(?:i|i'm|my)\b)|[，；、]\s*(?=我)"
@@ -19,16 +20,59 @@ def split_facts(text: str) -> list[str]:
     """``text`` cut into its facts: sentences, and within one the statements about the user it joins ("I live in
     Hangzhou and I love green tea" is two, so a later "I moved" can retire where the user lived without retiring
     the tea). Decimals ("72.5 kg"), abbreviations ("Dr. Li") and "I live in Hangzhou, China" stay whole."""
-    out = []
+    out: list[str] = []
     for sentence in sentence_spans(text):
-        start = 0
+        start, pieces = 0, []
         for m in _NEXT_STATEMENT.finditer(sentence):
             left = sentence[start:m.start()]
-            if _whole(left):  # "My sister and I love..." stays one
-                out.append(left.strip())
+            # "My sister and I love..." stays one; so does "I play the oboe, and I have played it for five years"
+            # (alone, the second says nothing of what was played)
+            if _whole(left) and not detail_of(_next_piece(sentence, m.end()), left):
+                pieces.append(left.strip())
                 start = m.end()
-        out += _by_slot(sentence[start:].strip())
+        pieces += _by_slot(sentence[start:].strip())
+        if out and pieces and detail_of(pieces[0], out[-1]):  # "I play the oboe. I've played it for 5 years."
+            pieces[0] = f"{out.pop()}{'' if CJK.search(sentence) else ' '}{pieces[0]}"
+        out += pieces
     return [_capitalized(_LEADING_AND.sub(r"\1", p)) for p in out if p]
+
+
+def _next_piece(sentence: str, start: int) -> str:
+    m = _NEXT_STATEMENT.search(sentence, start)
+    return sentence[start:m.start() if m else len(sentence)]
+
+
+# What says only when, how long or how much of a thing another text names: numerals, measures, time words,
+# adverbs ("已经"), pronouns, particles and punctuation (jieba's tags); English numbers and time units.
+_DETAIL_TAGS = ("t", "m", "q", "d", "r", "u", "x", "p", "c", "y", "e", "w")
+_DETAIL_EN = re.compile(r"\d+|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+                        r"forty|fifty|hundred|few|several|many|couple|half|year|month|week|day|hour|minut|time|"
+                        r"decad|ago|sinc|now|alreadi|still|been|almost|about|over|nearli|long|it|there|onc|twice|everi)$")
+
+
+def detail_only(text: str) -> tuple[set[str], bool]:
+    """What ``text`` says besides when, how long and how much (its words, Chinese by content characters), and
+    whether it says a when, how long or how much at all."""
+    if CJK.search(text):
+        words = [(w, tag) for w, tag in tagged(text) if w.strip()]
+        rest = {c for w, tag in words if not tag.startswith(_DETAIL_TAGS) for c in w if CJK.match(c)}
+        rest -= set(FIRST_PERSON.pattern) | {"我"}
+        return rest, any(tag.startswith(("t", "m")) for _, tag in words)
+    units = grounding_units(text)
+    return {u for u in units if not _DETAIL_EN.match(u)}, any(_DETAIL_EN.match(u) and (u[0].isdigit() or u in (
+        "year", "month", "week", "day", "hour", "minut", "decad")) for u in units)
+
+
+def words_of(text: str) -> set[str]:
+    """``text``'s content words (:func:`grounding_units`), a Chinese one's by its characters."""
+    return {c for c in text if CJK.match(c)} if CJK.search(text) else grounding_units(text)
+
+
+def detail_of(detail: str, other: str) -> bool:
+    """Does ``detail`` say only when, how long or how much of what ``other`` names ("I have played it for five
+    years" of "I play the guitar", "三岁了" of "我养了一只猫")?"""
+    rest, says = detail_only(detail)
+    return says and rest < detail_only(other)[0]
 
 
 def one_fact(text: str) -> bool:

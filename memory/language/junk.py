@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import pairwise
 
-from memory.language.facts import split_facts
+from memory.language.facts import detail_of, detail_only, split_facts, words_of
 from memory.language.links import entities
 from memory.language.meaning import clauses, said_units
 from memory.language.slots import FIRST_PERSON, person, single_valued_slots
@@ -344,6 +345,45 @@ def _unsaid_piece(clause: str, have: set[str]) -> bool:
         elif len(units := grounding_units(_RELATIVE_TIME.sub(" ", piece.lower()))) >= 2 and not units & have:
             return True
     return False
+
+
+def _clause_holding(message: str, texts: Sequence[str]) -> str | None:
+    """The first clause of ``message`` (a :func:`split_facts` part of one of its sentences, a sentence, or two
+    sentences side by side) holding what ``texts`` name and half or more of each one's content units, in the first
+    person when its sentence is."""
+    said = sentences(message)
+    spans = [(c.strip(), s) for s in said for c in split_facts(s)] + [(s.strip(), s) for s in said]
+    spans += [(f"{a.strip()} {b.strip()}", f"{a} {b}") for a, b in pairwise(said)]
+    named = set().union(*(detail_only(t)[0] for t in texts))
+    for clause, sentence in spans:
+        have = grounding_units(clause)
+        if named <= words_of(clause) and all(
+                (u := grounding_units(t)) and len(u & have) / len(u) >= 0.5 for t in texts):
+            if FIRST_PERSON.search(sentence) and not FIRST_PERSON.search(clause):
+                clause = f"我{clause}" if CJK.search(clause) else f"I {clause}"
+            return clause
+    return None
+
+
+def with_details(texts: Sequence[str], message: str) -> list[str]:
+    """``texts`` (one message's extracted memories) with a memory that says only when, how long or how much of what
+    another says put back together with it, as the user said the two ("我会弹吉他" + "我已经弹了五年" is "我会弹吉他，
+    已经弹了五年": alone, "我已经弹了五年" says nothing of what was played, and "what do I play, for how long?"
+    finds half). Which thing a detail belongs to is read from the words they share, never from a list of things;
+    the pair is joined only where one clause of the message (or two sentences side by side) holds both."""
+    out = list(texts)
+    for detail in texts:
+        if detail not in out:
+            continue
+        for other in out:
+            if other == detail or not detail_of(detail, other):
+                continue
+            clause = _clause_holding(message, [detail, other])
+            if clause is not None:
+                out[out.index(other)] = clause
+                out.remove(detail)
+                break
+    return out
 
 
 def relative_times(text: str, *, moving: bool = False) -> set[str]:
