@@ -775,6 +775,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             default=None)
         about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
         about = (replaced or {}).get(about, about) if about is not None else None
+        # the model answered from an older memory, and this is the newest word on it: the answer, not a guess
+        newer = bool(stale_cut) and about in (replaced or {}).values()
         clock = _CLOCK_LINE.match(now)
         if not asks(message) or reaction(message):  # "wild, right?" was not asked for a fact
             text = NOTED[said]
@@ -785,8 +787,10 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
                     f"It is {time} on {weekday}, {date}.")
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
             quoted = second_person(about).rstrip()
-            text = REMEMBERED[said] + quoted + ("" if quoted.endswith((".", "!", "?", "。", "！", "？")) else
-                                                "。" if CJK.search(quoted[-1:]) else ".")
+            quoted += "" if quoted.endswith((".", "!", "?", "。", "！", "？")) else "。" if CJK.search(quoted[-1:]) else "."
+            # unsure whether a memory sharing a word answers; sure when it is the newest word on what the model
+            # answered from an older one ("Where do I live now?": "You moved from Porto to Lisbon.")
+            text = quoted if newer else REMEMBERED[said] + quoted
         else:
             text = NOT_TOLD[said]
         return Checked(text=text, changes=tuple(changes))

@@ -204,6 +204,9 @@ def test_an_answer_about_now_never_states_what_a_newer_memory_replaced(
     assert stale(says_old, replaced) == older and stale(says_new, replaced) is None
     cut = check_answer(says_old, question, sources=sources, facts=facts, replaced=replaced)
     assert (new_zh if zh else new_en).lower() in cut.text.lower()  # the plain answer: the newer memory
+    # said as the answer it is, not hedged: a new user's trial got "I'm not sure; what I remember is: You moved
+    # from Porto to Lisbon." for "Where do I live now?"
+    assert cut.text == second_person(newer)
     assert cut.changes and "replaced" in cut.changes[0]
     assert check_answer(says_new, question, sources=sources, facts=facts, replaced=replaced).text == says_new
     both = f"你不再{verb_zh}{old_zh}了，现在{verb_zh}{new_zh}。" if zh else \
