@@ -16,7 +16,7 @@ from functools import cache
 
 from memory.language.junk import asks, relative_times
 from memory.language.links import same_holder
-from memory.language.meaning import clauses, negations, said_units, source_clause
+from memory.language.meaning import clauses, marks, negations, said_units, source_clause, without_marks
 from memory.language.slots import single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
@@ -556,6 +556,25 @@ def contradicts(sentence: str, message: str) -> bool:
     return False
 
 
+def retimes(sentence: str, message: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence``, answering a question, a recalled memory said back with a later time or a modality the
+    memory does not have ("你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
+    user will do; "You might play the oboe." for "I play the oboe")? A clause restates the memory sharing most of
+    its content units, half of the clause's or more; a mark the question has ("What do I plan to do?") is no
+    change."""
+    if not asks(message):
+        return False
+    asked = marks(message)
+    for clause in clauses(sentence):
+        units = _impersonal_units(without_marks(clause))  # "可能会用" is "用" for what it shares
+        best = max(facts[:-1], key=lambda f: len(units & _impersonal_units(f)), default=None)
+        if best is None or not units or len(units & _impersonal_units(best)) / len(units) < 0.5:
+            continue
+        if (marks(clause) - marks(best) - asked) & {"a later time", "a modality (want, might, 想…)"}:
+            return True
+    return False
+
+
 _QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b|"
                             r"谁|什么|哪|几|怎么|怎样|多少|为什么|何", re.IGNORECASE)
 
@@ -656,6 +675,7 @@ def asks_the_time(message: str) -> bool:
 
 
 UNSUPPORTED = "cut a sentence about today or the user that nothing given to the model supports"
+RETIMED = "cut a sentence that says a memory back with a later time or a modality it does not have"
 
 
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
@@ -697,6 +717,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a memory read out to a message that is not about it"
     if sources is not None and claims_known(sentence, message, facts):
         return None, "cut a sentence that claims to know already what nothing recalled says"
+    if sources is not None and retimes(sentence, message, facts):
+        return None, RETIMED
     if sources is not None and contradicts(sentence, message):
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
@@ -746,7 +768,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now, replaced=replaced)
         if why:
             changes.append(why)
-        if why == UNSUPPORTED:
+        if why in (UNSUPPORTED, RETIMED):
             embellished.append(sentence)
         if out is None and replaced and (older := stale(sentence, replaced)) is not None:
             stale_cut.append(older)
@@ -787,7 +809,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
                     f"It is {time} on {weekday}, {date}.")
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
             quoted = second_person(about).rstrip()
-            quoted += "" if quoted.endswith((".", "!", "?", "。", "！", "？")) else "。" if CJK.search(quoted[-1:]) else "."
+            quoted += ("" if quoted.endswith((".", "!", "?", "。", "！", "？")) else
+                       "。" if CJK.search(quoted[-1:]) else ".")
             # unsure whether a memory sharing a word answers; sure when it is the newest word on what the model
             # answered from an older one ("Where do I live now?": "You moved from Porto to Lisbon.")
             text = quoted if newer else REMEMBERED[said] + quoted

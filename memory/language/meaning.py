@@ -23,7 +23,9 @@ from memory.language.words import chinese_compounds, grounding_units, names_a_pe
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
                        r"不(?!错|少|过|仅|但|久|断|停|管|同)|没|别|未|无(?!论)|非(?!常)", re.IGNORECASE)
-_MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|hoping|might|may|maybe|perhaps|"
+_MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|hoping|might|maybe|perhaps|"
+                       r"(?<!in )(?<!on )(?<!of )(?<!since )(?<!until )(?<!by )(?<!early )(?<!late )(?<!mid-)"
+                       r"may(?!\s+\d)|"  # not the month
                        r"would like|'d like|would love|'d love|dream(?:s|ed)? of|plans? to|planned to|planning to|"
                        r"thinking (?:of|about)|considering|could|should|ought to|intends? to|"
                        r"decid(?:e|es|ed|ing) to|if)\b|"
@@ -31,8 +33,11 @@ _MODALITY = re.compile(r"\b(?:wants?|wanted|wanting|wish(?:es|ed)?|hopes?|hoped|
 # "不做…了" / "没…了" is Chinese for "no longer": a negation with the particle of a changed state (了) after it
 _EARLIER = re.compile(r"\b(?:used to|formerly|previously|once|back then|in the past|no longer|anymore|any more)\b|"
                       r"以前|曾经|过去|原来|从前|当年|不再|[不没][^，。；,;.!?！？了]{1,10}了(?!解)", re.IGNORECASE)
+# a bare 将 before its verb is "will" ("你将弹钢琴"); before an object and a verb with 了 it marks the object ("我将车
+# 卖了": I sold the car); 将近 is "nearly"
 _LATER = re.compile(r"\b(?:will|'ll|going to|gonna|about to|soon|next)\b|"
-                    r"将要|将会|即将|准备|下(?:周|个月|星期|年)|明年|明天", re.IGNORECASE)
+                    r"将要|将会|即将|准备|下(?:周|个月|星期|年)|明年|明天|将(?!近|军)(?![^，。；,;.!?！？]*了)",
+                    re.IGNORECASE)
 _CLAUSE = re.compile(r"[^,;，；、]+(?:[,;，；、]\s*|$)")
 _SPLIT_CONJ = re.compile(r"\s+(?:but|and|while|whereas|though|although)\s+|但是|但|可是|而且|而", re.IGNORECASE)
 
@@ -70,7 +75,14 @@ def source_clause(candidate: str, message: str) -> str:
     return " ".join(c for c in parts if c == best or rest & grounding_units(c))
 
 
-def _marks(text: str) -> set[str]:
+def without_marks(text: str) -> str:
+    """``text`` without its words of negation, modality and time (what :func:`marks` reads)."""
+    for _, pattern in _MARKS:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def marks(text: str) -> set[str]:
     return {name for name, pattern in _MARKS if pattern.search(text)}
 
 
@@ -176,7 +188,7 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     at = source_sentence(candidate, said)
     sentence = said[at] if at is not None else message
     clause = source_clause(candidate, sentence)
-    has, source_has, clause_has = _marks(candidate), _marks(sentence), _marks(clause)
+    has, source_has, clause_has = marks(candidate), marks(sentence), marks(clause)
     added, dropped = has - source_has, clause_has - has
     if added:
         return f"it adds {sorted(added)[0]} that the message does not have"

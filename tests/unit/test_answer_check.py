@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memory.language.answers import (
     NOT_TOLD,
+    RETIMED,
     SentenceGuard,
     check_answer,
     clean_answer,
@@ -929,3 +930,28 @@ def test_an_answer_says_not_told_only_when_it_answers_nothing(answer: str, messa
     guard(answer)
     guard.flush()
     assert "".join(shown).strip() == expected
+
+
+@given(_NEW_EN, _NEW_ZH, _VERBS_EN, _VERBS_ZH, st.sampled_from(["will", "might", "may", "is going to"]),
+       st.sampled_from(["将", "将要", "想", "可能会", "打算"]), st.booleans())
+def test_a_memory_said_back_with_a_later_time_or_a_modality_it_lacks_is_cut(
+        thing_en: str, thing_zh: str, verb_en: str, verb_zh: str, mark_en: str, mark_zh: str, zh: bool) -> None:
+    """A new user's trial: "你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
+    user will do. Any subject, either language: the memory said back with a later time or a modality it lacks is
+    cut, and the plain answer states the memory; said back as it is, it stands; a question with the mark allows it."""
+    if zh:
+        memory, question = f"我{verb_zh}{thing_zh}。", f"我{verb_zh}什么？"
+        changed, same, marked_question = f"你{mark_zh}{verb_zh}{thing_zh}。", f"你{verb_zh}{thing_zh}。", \
+            f"我{mark_zh}{verb_zh}什么？"
+    else:
+        be = "are" if mark_en == "is going to" else ""
+        memory, question = f"I {verb_en} {thing_en}.", f"What do I {verb_en}?"
+        changed = f"You {(be + ' going to') if be else mark_en} {verb_en} {thing_en}."
+        same, marked_question = f"You {verb_en} {thing_en}.", f"What {mark_en if not be else 'am I going to'} " \
+            f"{'I ' if not be else ''}{verb_en}?"
+    facts = [memory, question]
+    cut = check_answer(changed, question, sources=memory, facts=facts)
+    assert RETIMED in cut.changes and (thing_zh if zh else thing_en) in cut.text
+    assert check_answer(same, question, sources=memory, facts=facts).text == same
+    assert RETIMED not in check_answer(changed, marked_question, sources=memory,
+                                       facts=[memory, marked_question]).changes

@@ -231,3 +231,13 @@ def test_a_fragment_made_whole_is_one_fact_per_memory_again(name: str, city: str
     kept = _kept([f"I live in {city}", f"I work as {job} at a hospital."], message)
     assert any(k.startswith(f"I'm {name}") for k in kept), kept  # the name beside what the extractor gave
     assert uncovered_statements("I'm tired. I live in Leeds.", ["I live in Leeds"]) == []  # a state, not a fact
+
+
+@pytest.mark.parametrize(("text", "modal"), [("I may move to Oslo.", True), ("You may like it.", True),
+                                             ("I moved to Oslo in May.", False), ("My birthday is on May 3.", False),
+                                             ("May 3 is my birthday.", False), ("I started in early May.", False)])
+def test_may_the_month_is_no_modality(text: str, modal: bool) -> None:
+    """'Your bbbb is on May 1.' was cut as a memory said back with a modality (the month read as 'may')."""
+    from memory.language.meaning import marks
+
+    assert ("a modality (want, might, 想…)" in marks(text)) is modal
