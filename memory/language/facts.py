@@ -109,20 +109,25 @@ _GOES_ON = re.compile(r",?\s+and\s+" + _NOT_ANOTHER_SUBJECT + r"(?=[a-z])"
                       r"|[，,]\s*(?![我你他她它])" + _NOT_ANOTHER_SUBJECT, re.IGNORECASE)
 
 
+_USER_SUBJECT = re.compile(r"\W*(I(?=\s|'m\b)|the user|我|用户)", re.IGNORECASE)
+
+
 def _by_slot(statement: str) -> list[str]:
     """``statement`` cut where it moves from one one-valued slot of the user to another, the subject repeated: "I
     live in Shenzhen and work at Tencent" is "I live in Shenzhen" and "I work at Tencent" (as one memory, a later
     "I moved" could retire neither)."""
     held = single_valued_slots(statement)
-    if not held or any(not k.startswith("self:") for k in held):  # the user's, whose subject is "I"
+    # the user's, whose subject opens the statement and is given to the part cut off: "Tom lives in Shenzhen and
+    # works at Tencent" is Tom's (cut, its job was the user's, "I works at Tencent"), "The user lives in Shenzhen
+    # and works at Tencent" (a model's wording) is "The user works at Tencent"
+    subject = _USER_SUBJECT.match(statement)
+    if not held or any(not k.startswith("self:") for k in held) or subject is None:
         return [statement]
-    cjk = bool(CJK.search(statement))
+    said = subject.group(1)
     for m in _GOES_ON.finditer(statement):
         left, right = statement[:m.start()].strip(), statement[m.end():].strip()
-        if cjk and not right.startswith("我"):
-            right = "我" + right
-        elif not cjk and not re.match(r"(?:i|i'm)\b", right, re.IGNORECASE):
-            right = "I " + right
+        if not right.lower().startswith(said.lower()):
+            right = f"{said}{'' if CJK.match(said) else ' '}{right}"
         if not (_whole(left) and _whole(right)):
             continue
         a, b = single_valued_slots(left), single_valued_slots(right)

@@ -278,6 +278,26 @@ def test_an_extracted_memory_is_one_fact_per_sentence(text: str, facts: list[str
     assert split_facts(text) == facts
 
 
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
+       st.text("甲乙丙丁戊己庚辛", min_size=2, max_size=3), st.sampled_from(["Oslo", "Lima", "Perth"]),
+       st.sampled_from(["a bank", "Tencent", "the zoo"]), st.booleans())
+def test_a_named_persons_facts_cut_from_one_sentence_stay_theirs(name: str, zh_name: str, city: str, work: str,
+                                                                 zh: bool) -> None:
+    """"Tom lives in Shenzhen and works at Tencent." was cut into "Tom lives in Shenzhen" and "I works at Tencent.":
+    Tom's job became the user's. Only a statement whose subject is the user is cut at a new one-valued subject,
+    the part cut off given the subject as written ("The user works at …", a model's wording)."""
+    if zh:
+        text = f"{zh_name}住在{city}，在{work}工作。"
+        assert split_facts(text) == [text]
+        assert split_facts(f"用户住在{city}，在{work}工作。") == [f"用户住在{city}", f"用户在{work}工作。"]
+    else:
+        text = f"{name} lives in {city} and works at {work}."
+        assert split_facts(text) == [text]
+        assert split_facts(f"The user lives in {city} and works at {work}.") == [
+            f"The user lives in {city}", f"The user works at {work}."]
+        assert split_facts(f"I live in {city} and work at {work}.") == [f"I live in {city}", f"I work at {work}."]
+
+
 @pytest.mark.parametrize(("extracted", "kept"), [
     ("I remember that my sister's name is Anna.", "My sister's name is Anna."),
     ("The user wants me to remember that the flight is on Friday.", "The flight is on Friday."),
