@@ -71,8 +71,8 @@ def words_of(text: str) -> set[str]:
 def detail_of(detail: str, other: str) -> bool:
     """Does ``detail`` say only when, how long or how much of what ``other`` names ("I have played it for five
     years" of "I play the guitar", "三岁了" of "我养了一只猫")?"""
-    rest, says = detail_only(detail)
-    return says and rest < detail_only(other)[0]
+    rest, says = detail_only(detail)  # it says something of the other: "I'm 35." after "I live in Oslo." does not
+    return says and bool(rest) and rest < detail_only(other)[0]
 
 
 def one_fact(text: str) -> bool:

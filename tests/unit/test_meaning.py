@@ -241,3 +241,12 @@ def test_may_the_month_is_no_modality(text: str, modal: bool) -> None:
     from memory.language.meaning import marks
 
     assert ("a modality (want, might, 想…)" in marks(text)) is modal
+
+
+@pytest.mark.parametrize("text", ["我住在杭州。今年三十岁。", "I live in Oslo. I am 35.", "I live in Oslo, and I'm 35.",
+                                  "我住在杭州，我今年三十岁。"])
+def test_an_age_or_a_number_alone_is_no_detail_of_the_fact_before_it(text: str) -> None:
+    """A piece that shares nothing with the fact before it is another fact (the age is not where the user lives)."""
+    from memory.language.facts import split_facts
+
+    assert len(split_facts(text)) == 2
