@@ -47,7 +47,7 @@ def _next_piece(sentence: str, start: int) -> str:
 _DETAIL_TAGS = ("t", "m", "q", "d", "r", "u", "x", "p", "c", "y", "e", "w")
 _DETAIL_EN = re.compile(r"\d+|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
                         r"forty|fifty|hundred|few|several|many|couple|half|year|month|week|day|hour|minut|time|"
-                        r"decad|ago|sinc|now|alreadi|still|been|almost|about|over|nearli|long|it|there|onc|twice|everi)$")
+                        r"decad|ago|sinc|now|alreadi|still|been|almost|about|over|nearli|long|it|there|here|onc|twice|everi)$")
 
 
 def detail_only(text: str) -> tuple[set[str], bool]:
