@@ -308,6 +308,28 @@ def takes_over(sentence: str, facts: Sequence[str]) -> bool:
     return bool(restated) and not any(same_holder(sentence, f) for f in restated)
 
 
+_TO_FIRST = ((re.compile(r"\byou(?:'|’)re\b", re.IGNORECASE), "I'm"), (re.compile(r"\byou(?:'|’)ve\b", re.IGNORECASE),
+             "I've"), (re.compile(r"\byou are\b", re.IGNORECASE), "I am"), (re.compile(r"\byou were\b",
+             re.IGNORECASE), "I was"), (re.compile(r"\byour\b", re.IGNORECASE), "my"),
+             (re.compile(r"\byou\b", re.IGNORECASE), "I"), (re.compile(r"你们"), "我们"), (re.compile(r"你"), "我"))
+
+
+def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
+    """Does a clause of ``sentence`` that speaks to the user ("You teach at a school now.", "so you are a pilot
+    too!") restate only facts about someone else ("Ines quit flying, she teaches at a school now.", "My sister Ines
+    is a pilot in Lisbon.": a new user's trial, asked "What does Ines do now?" and told of Ines)? Said as the user
+    would say it, it is :func:`takes_over`: the other person's fact given to the user."""
+    for clause in clauses(sentence):
+        if not _SECOND_PERSON.search(clause):
+            continue
+        mine = clause
+        for pattern, said in _TO_FIRST:
+            mine = pattern.sub(said, mine)
+        if takes_over(mine, facts):
+            return True
+    return False
+
+
 _OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
                          re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
 # a question whose subject is the user, asked in the indicative ("What do I drink in the morning?", "Am I allergic
@@ -723,6 +745,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement or a reaction that adds what nothing said"
+    if sources is not None and given_to_the_user(sentence, facts):
+        return None, "cut a sentence that makes the user the one another person's fact is about"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed, chinese=asks(message))

@@ -955,3 +955,25 @@ def test_a_memory_said_back_with_a_later_time_or_a_modality_it_lacks_is_cut(
     assert check_answer(same, question, sources=memory, facts=facts).text == same
     assert RETIMED not in check_answer(changed, marked_question, sources=memory,
                                        facts=[memory, marked_question]).changes
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
+       st.sampled_from(["teaches at a school", "flies planes for an airline", "repairs bikes in a shop",
+                        "studies law in Porto", "plays cello in an orchestra"]),
+       st.sampled_from(["sister", "brother", "friend", "neighbour"]))
+def test_another_persons_fact_said_to_the_user_as_theirs_is_cut(name: str, doing: str, who: str) -> None:
+    """A new user's trial: "What does Ines do now?" beside "Ines quit flying, she teaches at a school now." got
+    "You teach at a school now."; "My sister Ines is a pilot in Lisbon." got "…so you are a pilot too!". A clause
+    speaking to the user that restates only another person's facts is cut; the person's fact said of them, and
+    the user's own fact said to the user, stand."""
+    verb, rest = doing.split(" ", 1)
+    base = verb[:-2] if verb.endswith("es") and verb[-3] in "hsx" else verb[:-1]
+    fact, question = f"My {who} {name} {doing}.", f"What does {name} do?"
+    facts = [fact, "I work as a nurse.", question]
+    cut = check_answer(f"You {base} {rest}.", question, sources=" ".join(facts), facts=facts)
+    assert "another person" in " ".join(cut.changes) and f"You {base}" not in cut.text, cut
+    theirs = f"Your {who} {name} {doing}."
+    assert check_answer(theirs, question, sources=" ".join(facts), facts=facts).text == theirs
+    mine = check_answer("You work as a nurse.", "What do I do?", sources=" ".join(facts),
+                        facts=["I work as a nurse.", fact, "What do I do?"])  # recall's first: the user's job
+    assert mine.text == "You work as a nurse."
