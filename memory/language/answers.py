@@ -819,10 +819,20 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         about = about if about is not None or not drew else max(
             (f for f in facts[:-1] if drew & _impersonal_units(f)), key=lambda f: len(drew & _impersonal_units(f)),
             default=None)
-        about = about if about is not None or not stale_cut else stale_cut[0]  # the question was about it
+        # the question was about what the model restated from an older memory, when recall put that memory's chain
+        # first: "我现在住在哪里？" got the stale job (recall's fifth) said back, and its newer job was answered
+        top = facts[0] if len(facts) > 1 else None
+        asked_of = next((s for s in stale_cut if top is not None and top in (s, (replaced or {}).get(s))), None)
+        about = about if about is not None else asked_of
+        # shared words cannot tell across languages: "我现在住在哪里？" beside "I moved from Lisbon to Madrid", recall's
+        # first (its vectors are of both languages) is the best guess, said unsure
+        top_said = language(top) if top is not None else None
+        if about is None and top is not None and top_said and top_said != language(message) and \
+                _asks_of_the_users_life(message):
+            about = top
         about = (replaced or {}).get(about, about) if about is not None else None
         # the model answered from an older memory, and this is the newest word on it: the answer, not a guess
-        newer = bool(stale_cut) and about in (replaced or {}).values()
+        newer = asked_of is not None and about == (replaced or {}).get(asked_of)
         clock = _CLOCK_LINE.match(now)
         if not asks(message) or reaction(message):  # "wild, right?" was not asked for a fact
             text = NOTED[said]

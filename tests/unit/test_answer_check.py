@@ -977,3 +977,25 @@ def test_another_persons_fact_said_to_the_user_as_theirs_is_cut(name: str, doing
     mine = check_answer("You work as a nurse.", "What do I do?", sources=" ".join(facts),
                         facts=["I work as a nurse.", fact, "What do I do?"])  # recall's first: the user's job
     assert mine.text == "You work as a nurse."
+
+
+def test_the_plain_answer_is_not_the_newer_memory_of_a_chain_the_question_is_not_about() -> None:
+    """A new user's trial: "我现在住在哪里？" got the stale job said back ("你在一家医院当护士。", recall's fifth),
+    and the plain answer stated its newer job, unhedged: "你换工作了，现在在一家书店上班。". The chain of a stale
+    sentence is what the question was about only when recall put it first."""
+    recalled = [("I moved from Lisbon to Madrid", "now"), ("I live in Lisbon", "earlier"),
+                ("我养了一只猫，三岁了。", ""), ("我换工作了，现在在一家书店上班。", "now"),
+                ("我在一家医院当护士。", "earlier")]
+    question = "我现在住在哪里？"
+    replaced = replacements(recalled, question, windowed=False)
+    facts = [*(t for t, _ in recalled), question]
+    checked = check_answer("你在一家医院当护士。", question, sources="\n".join(facts), facts=facts, replaced=replaced)
+    assert "书店" not in checked.text and "护士" not in checked.text, checked
+    # shared words cannot tell across languages: recall's first, unsure
+    assert checked.text == "我不太确定；我记得的是：You moved from Lisbon to Madrid.", checked
+    # recall put the job's chain first: the question was about it
+    first = [recalled[3], recalled[4], *recalled[:3]]
+    job = check_answer("你在一家医院当护士。", "我现在在哪里上班？", sources="\n".join(t for t, _ in first),
+                       facts=[*(t for t, _ in first), "我现在在哪里上班？"],
+                       replaced=replacements(first, "我现在在哪里上班？", windowed=False))
+    assert job.text == "你换工作了，你现在在一家书店上班。" or "书店" in job.text, job
