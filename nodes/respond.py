@@ -216,7 +216,7 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
         # what this call would have sent with the whole session instead of memories (palace usage's baseline)
         baseline = prompt.fixed_tokens + deps.short_term().history_tokens(turn["user_id"], turn["session_id"])
         return {"messages": [reply], "tool_rounds": rounds + (1 if reply.tool_calls else 0),
-                **({"answer_changes": changes} if changes else {}),
+                "answer_changes": changes,  # this turn's, even none: the last turn's would stand in the state
                 "prompt_tokens": prompt.plan.tokens,
                 "usage": add_usage(state, "respond", describe(model)[0], prompt_tokens, completion,
                                    baseline=baseline)}

@@ -303,6 +303,11 @@ def test_a_small_models_invented_detail_is_neither_shown_nor_stored(
     assert turn["answer"] == "You haven't told me that, so I don't know."  # 25 came from nowhere
     assert cli("chat", "How old am I?", "--user", "inv", "--session", "t") == 0
     assert capsys.readouterr().out.strip() == turn["answer"]  # streamed as stored
+    # the next turn of the session, its answer untouched, shows no check (a new user's trial: "What time is it?"
+    # showed the phone number's cut from the turn before)
+    _answers(monkeypatch, lambda m: "Noted.")
+    assert cli("chat", "I like tea.", "--user", "inv", "--session", "s", "--explain") == 0
+    assert "answer checked:" not in capsys.readouterr().out
 
 
 def test_a_small_model_never_answers_in_the_users_voice(
