@@ -896,6 +896,7 @@ class SentenceGuard:
         self._sent = False
         self._held: list[str] = []  # a "not told" sentence, shown at the end if nothing that answers follows
         self._ended_space = True
+        self._space = ""  # the space after the last sentence shown, held until another follows
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
                 chains: Sequence[str] = (), windowed: bool = False) -> None:
@@ -957,6 +958,10 @@ class SentenceGuard:
         if out is not None and out.strip():
             if self._sent and not self._ended_space and not out[:1].isspace() and not CJK.match(out[:1]):
                 out = " " + out  # "Got it." then "You…": a cut sentence between them took the space
+            # the space after a sentence goes out with the next one shown: after the last, the cut sentences'
+            # lines would stay on the screen as blank ones (a new user's trial: three)
+            body = out.rstrip()
+            self.sink((self._space if self._sent else "") + (body if self._sent else body.lstrip()))
             self._sent = True
-            self._ended_space = out[-1:].isspace()
-            self.sink(out)
+            self._space = out[len(body):]
+            self._ended_space = bool(self._space)

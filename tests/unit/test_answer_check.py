@@ -137,6 +137,9 @@ def test_the_stream_shows_what_is_stored(pieces: list[str], cut: int) -> None:
     stored = check_answer(clean_answer(answer), message, sources="\n".join([message, *recalled]),
                           facts=[*recalled, message])
     assert "".join(shown).split() == stored.text.split()
+    # nothing before the first word or after the last: the lines of cut sentences left blank ones (a new user's
+    # trial)
+    assert "".join(shown) == "".join(shown).strip()
 
 
 def test_a_plain_answer_never_states_what_a_newer_memory_replaced() -> None:
