@@ -16,7 +16,15 @@ from functools import cache
 
 from memory.language.junk import asks, relative_times
 from memory.language.links import same_holder
-from memory.language.meaning import clauses, marks, negations, said_units, source_clause, without_marks
+from memory.language.meaning import (
+    FUNCTION_CHARS,
+    clauses,
+    marks,
+    negations,
+    said_units,
+    source_clause,
+    without_marks,
+)
 from memory.language.slots import single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
@@ -289,6 +297,12 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     if _mirrors(sentence, facts[-1:]):
         return True
     units = grounding_units(bare)
+    # the answer to a question about the user's life takes up its words in the first person: "我喜欢北京烤鸭。" for
+    # "我最喜欢哪家餐厅？" (bench answers): the user's voice, whatever it adds (the assistant's "I" likes nothing)
+    asked = facts[-1] if facts else ""  # not one asked of the assistant ("Can you help me?")
+    if _asks_of_the_users_life(asked) and not _SECOND_PERSON.search(asked) and units & grounding_units(
+            re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", asked, flags=re.IGNORECASE)):
+        return True
     if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts):
         return True
     # Chinese by content characters too (function characters such as 是, 一, 的 left out): "我是一名建筑师" shares
@@ -454,7 +468,10 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
             _ASKS_TIME.search(message) or time_intent(message) == "present" or _asks_of_the_users_life(message)):
         return False
-    if _FIRST_PERSON_EN.search(sentence) or "我" in sentence:
+    # the assistant's own "I" is not judged; the user's voice is, as the user's life, unless it says that it was
+    # not said ("My waist size is not specified.")
+    if (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and (
+            negations(sentence) or not speaks_as_user(sentence, facts)):
         return False
     said = language(sentence)
     if any(language(f) not in ("", said) for f in facts[:-1]):
@@ -601,6 +618,25 @@ _QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)
                             r"谁|什么|哪|几|怎么|怎样|多少|为什么|何", re.IGNORECASE)
 
 
+def says_only_the_question(sentence: str, message: str) -> bool:
+    """Is ``sentence`` the question's own words given back as an answer ("Priya." for "What is Priya's surname?",
+    bench answers; "李伟在航空公司。" for "李伟在哪家航空公司？")? It asks with a question word, and every content word
+    of the sentence is one of the question's. A yes-or-no question is not judged ("Do I live in Oslo?": "You live
+    in Oslo.")."""
+    if not asks(message) or not _QUESTION_WORD.search(message):
+        return False
+
+    def said(text: str) -> set[str]:
+        # names of any length ("Dr. Li"); Chinese by characters, numerals kept (bigrams count the joins: "在航" of
+        # "李伟在航空公司"; "一" of "你养了一只猫。" is the answer to "我养了几只猫？")
+        return {u for u in _impersonal_units(text) if u.isascii()} | {
+            w.lower() for w in re.findall(r"\b[A-Z][a-z]?\b", text) if w not in ("I", "A")} | {
+            c for c in text if CJK.match(c) and (c not in FUNCTION_CHARS or c in "一两")}
+
+    units = said(sentence)
+    return bool(units) and units <= said(message)
+
+
 def reaction(message: str) -> bool:
     """Is ``message`` a reaction put as a question ("wild, right?", "really?", "真的吗？"): no question word, two
     content words or fewer, nothing of the user's life asked? It asks for no fact: it is answered as small talk."""
@@ -725,6 +761,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
     if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
         return None, UNSUPPORTED
+    if sources is not None and says_only_the_question(sentence, message):
+        return None, "cut a sentence that gives the question's own words back as its answer"
     if sources is not None and misplaced(sentence, message, facts):
         return None, "cut a sentence that puts a memory's value under another thing than the memory says"
     if sources is not None and off_topic(sentence, message, facts):

