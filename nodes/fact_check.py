@@ -48,6 +48,7 @@ from memory.language.junk import (
     statements,
     uncovered_statements,
     with_details,
+    without_greeting,
     without_preamble,
 )
 from memory.language.links import Link, links_to, same_holder
@@ -133,7 +134,8 @@ def candidates_from(extraction: Extraction, message: str, now: datetime, *, impo
     # I'm flying to Tokyo")
     dated_by = message if _one_fact(message) else ""
     for item in items:
-        fact = standalone(respaced(without_preamble(item.text, asked=asked), message), message, earlier, known)
+        fact = standalone(respaced(without_preamble(without_greeting(item.text), asked=asked), message), message,
+                          earlier, known)
         # a fragment made whole is the user's sentence, which may say several facts ("and works as a nurse" ->
         # "I live in Chengdu and I work as a nurse…", a new user's trial): one fact per memory again, when each
         # part stands alone, so a later "I moved" can retire where the user lived and not the job

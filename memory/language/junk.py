@@ -200,6 +200,16 @@ def to_the_assistant(sentence: str) -> bool:
                for c in clauses(sentence))  # "…, seriously": a word that says nothing of its own
 
 
+def without_greeting(sentence: str) -> str:
+    """``sentence`` without the greeting, thanks or small talk it opens with ("Hi, I'm Marta." is "I'm Marta.",
+    "嗨，我是小王" is "我是小王"): the fact, without the words said to the assistant."""
+    pieces = re.split(r"(?<=[,，、!！~～])\s*", sentence.strip())
+    while len(pieces) > 1 and junk_sentence(pieces[0]) is not None:
+        pieces.pop(0)
+    rest = " ".join(pieces) if not CJK.search(sentence) else "".join(pieces)
+    return rest[:1].upper() + rest[1:] if rest[:1].islower() and rest[:2].lower() in ("i ", "i'") else rest
+
+
 def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
     """What ``message`` states, as the user wrote it, when a model's extraction gave nothing usable: its
     statements that speak of someone (:func:`_of_someone`), and every statement one of the ``refused``
@@ -215,7 +225,7 @@ def kept_statements(message: str, refused: Sequence[str] = ()) -> str:
         else:  # translated or reworded beyond recognition: it could be any of them, and none may be lost
             pointed.update(range(len(said)))
     someone = _of_someone(said)
-    return " ".join(p for i, p in enumerate(said) if i in pointed or someone[i])
+    return " ".join(without_greeting(p) for i, p in enumerate(said) if i in pointed or someone[i])
 
 
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
@@ -413,7 +423,7 @@ def uncovered_statements(message: str, extracted: list[str], refused: Sequence[s
             continue
         mine = bool(FIRST_PERSON.search(sentence))  # "I live in X and love tea": "love tea" is the user's
         subject = "我" if CJK.search(sentence) else "I"
-        for clause in (c.strip(" .!。！") for c in split_facts(sentence)):
+        for clause in (without_greeting(c).strip(" .!。！") for c in split_facts(sentence)):
             units = grounding_units(clause)
             if (len(units) < 2 and not _one_word_fact(clause)) or junk_sentence(clause) is not None or _says_nothing(
                     clause):

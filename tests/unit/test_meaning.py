@@ -251,3 +251,14 @@ def test_an_age_or_a_number_alone_is_no_detail_of_the_fact_before_it(text: str) 
     from memory.language.facts import split_facts
 
     assert len(split_facts(text)) == 2
+
+
+@pytest.mark.parametrize(("message", "extracted", "kept"), [
+    ("Hi, I'm Marta.", ["Hi, I'm Marta."], "I'm Marta."),
+    ("Hi, I'm Marta.", [], "I'm Marta"),
+    ("嗨，我是小王。", ["嗨，我是小王。"], "我是小王。"),
+    ("Thanks! I live in Oslo.", ["I live in Oslo."], "I live in Oslo."),
+])
+def test_a_greeting_before_a_fact_is_not_kept_with_it(message: str, extracted: list[str], kept: str) -> None:
+    """A new user's trial: "Hi, I'm Marta." was stored as it was, greeting and all."""
+    assert [k.rstrip(".。") for k in _kept(extracted, message)] == [kept.rstrip(".。")]
