@@ -182,6 +182,13 @@ class Link:
     weak: bool = False  # only nearness says so (the nearest memory to a stated change): it orders, never retires
 
 
+def _as_written(unit: str, text: str) -> str:
+    """The word of ``text`` a stemmed ``unit`` came from, lower-cased ("ines" for "ine"), for a reason a user reads."""
+    from memory.language.words import grounding_units
+
+    return next((w.lower() for w in _LATIN.findall(text) if w.lower() != unit and unit in grounding_units(w)), unit)
+
+
 def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset()) -> Link:
     """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)? ``common``: the
     content words several of the user's memories near ``new`` hold; a word the two share that no other memory
@@ -201,7 +208,7 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     about = words - common - _person_units(new) - _person_units(old)
     shared = sorted(names | {w for w in about if names_something(w)})
     if shared and cosine >= config.entity_cosine:
-        return Link(True, f"the same {', '.join(repr(s) for s in shared[:3])}", named=True)
+        return Link(True, f"the same {', '.join(repr(_as_written(s, new)) for s in shared[:3])}", named=True)
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
     # the table knows: its slot would be taken for the user's)
     known = holders(new) & holders(old)

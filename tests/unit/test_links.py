@@ -687,3 +687,12 @@ def test_a_sentence_of_two_subjects_stays_cut_though_one_part_follows_a_memory(m
     links = [[Link(True, "the same 'bakery'", named=True)], [Link(False, "no entity in common")]]
     (whole,) = whole_changes(cands, links, max_tokens=200, encoding="cl100k_base")
     assert whole["text"] == change
+
+
+def test_a_links_reason_names_the_word_as_written() -> None:
+    """A new user's trial: `palace memories history` showed "[the same 'ine']" for Ines (the stem)."""
+    from memory.language.links import LinkConfig, link
+
+    found = link("Ines quit flying, she teaches at a school now.", "My sister Ines is a pilot in Lisbon.", 0.9,
+                 LinkConfig(near_cosine=0.95, near_cosine_zh=0.97, word_cosine=0.9, entity_cosine=0.8))
+    assert found.follows and "'ines'" in found.why, found
