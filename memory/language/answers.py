@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from memory.language.junk import asks, relative_times
-from memory.language.links import same_holder
+from memory.language.links import holders, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
     clauses,
@@ -507,7 +507,10 @@ def misplaced(sentence: str, message: str, facts: Sequence[str]) -> bool:
         return False
     stated = kinds(sentence)
     value = _impersonal_units(sentence) - _impersonal_units(message)
-    holding = [f for f in facts[:-1] if value & _impersonal_units(f)]
+    # the name of the person a memory is about is no value of its slots ("Your sister's name is Ines." from "My
+    # sister Ines is a pilot in Lisbon.", a new user's trial)
+    holding = [f for f in facts[:-1] if value & _impersonal_units(f) and not value <= grounding_units(
+        " ".join(holders(f)))]
     if not stated or not holding:
         return False
     held = [kinds(f) for f in holding]

@@ -1040,3 +1040,13 @@ def test_the_users_voice_saying_what_nobody_said_is_cut(thing_zh: str, thing_en:
     assert checked.text == NOT_TOLD["zh" if zh else "en"], checked
     own, asked = "I'm glad!", "Can you help me?"
     assert check_answer(own, asked, sources=memory, facts=[memory, asked]).text == own
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
+       st.sampled_from(["sister", "brother", "neighbour", "boss"]), st.sampled_from(["a pilot", "a nurse", "a chef"]))
+def test_the_name_of_the_person_a_memory_is_about_is_the_answer_to_their_name(name: str, who: str, job: str) -> None:
+    """A new user's trial: "What's my sister's name?" beside "My sister Ines is a pilot in Lisbon." got "Your
+    sister's name is Ines." cut as a value put under another thing (the name is no slot's value), and hedged."""
+    facts = [f"My {who} {name} is {job} in Lisbon.", f"What's my {who}'s name?"]
+    answer = f"Your {who}'s name is {name}."
+    assert check_answer(answer, facts[-1], sources="\n".join(facts), facts=facts).text == answer
