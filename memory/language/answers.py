@@ -312,6 +312,45 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     return len(chars) >= 2 and any(len(chars & said_units(f)) * 3 >= len(chars) * 2 for f in facts)
 
 
+# time words and joining adverbs: what a sentence says besides them is what it claims
+_RELATIVE_WORDS = re.compile(r"\b(?:also|too|since|still|just|even|already|ago|(?:last|next|this) (?:week|month|year)|"
+                             r"yesterday|today|tomorrow|now|then|been)\b", re.IGNORECASE)
+
+
+def pieced_together(sentence: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence`` in the first person a life pieced together from several memories, none of which it restates
+    ("I've also been teaching at a school in Lisbon since last month." from "Ines quit flying, she teaches at a
+    school now." and "I moved from Lisbon to Madrid" (last month), to "What do you remember about me?", a new
+    user's trial)? Three content words or more (times and joining words aside), half of them from the memories
+    together, and half from no one memory of the user's alone: neither the user's fact (said to the user later)
+    nor the assistant's own words ("I'm glad to help"); cut."""
+    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) or _SECOND_PERSON.search(sentence):
+        return False
+    # its times are :func:`invented`'s to judge, and its joining words ("also", "since") say nothing of a life
+    timeless = _SAYS_WHEN.sub(" ", _TIME_SAID.sub(" ", _RELATIVE_WORDS.sub(" ", sentence)))
+    units = grounding_units(re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", timeless, flags=re.IGNORECASE))
+    memories = [grounding_units(f) for f in facts[:-1]]
+    if len(units) < 3 or not memories or len(units & set().union(*memories)) * 2 < len(units):
+        return False
+    # one of the user's memories said in the user's voice is the user's fact (said to the user, later); another
+    # person's said as the user's is no one's
+    return not any(len(units & m) * 2 >= len(units) and same_holder(sentence, f)
+                   for m, f in zip(memories, facts, strict=False))
+
+
+def says_nothing_given(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
+    """Is ``sentence``, answering a question about the user's life, made of words none of which anything given to
+    the model holds, in any voice ("You can find more information about me on my website or social media
+    accounts." to "What do you remember about me?", a new user's trial)? Three content words or more, none in the
+    sources: not about what was asked, nor about anything told. Not judged beside a memory in another language."""
+    if not asks(message) or not _asks_of_the_users_life(message) or _ASKS_ADVICE.search(message):
+        return False
+    if any(language(f) not in ("", language(sentence)) for f in facts[:-1]):
+        return False  # a translation shares no word
+    units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
+    return len(units) >= 3 and not units & grounding_units(sources)
+
+
 def takes_over(sentence: str, facts: Sequence[str]) -> bool:
     """Does ``sentence``, in the user's voice ("I work at Google as a designer."), restate only facts about
     someone else ("My brother Tom works at Google as a designer.": :func:`memory.language.links.same_holder` says
@@ -348,7 +387,7 @@ _OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b
                          re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
 # a question whose subject is the user, asked in the indicative ("What do I drink in the morning?", "Am I allergic
 # to anything?", "我开什么车？", "我养狗吗？"): it asks a fact of their life, as "my X" does
-_ASKS_OF_USER = re.compile(r"\b(?:do|does|did|am|was|have|had)\s+(?:I|we)\b|"
+_ASKS_OF_USER = re.compile(r"\b(?:do|does|did|am|was|have|had)\s+(?:I|we)\b|\babout (?:me|myself|us)\b|"
                            r"我们?[^，,。？?！!]*(?:什么|哪|吗|几|谁|多少|怎么)", re.IGNORECASE)
 # the user asking for advice or a suggestion, a modal with the user as subject ("What should I cook tonight?",
 # "我应该吃什么？", "我们去哪里吃饭好呢？"): no memory has to support the answer, whatever time it names
@@ -423,6 +462,12 @@ def _impersonal_units(text: str) -> set[str]:
 NOT_TOLD = {"en": "You haven't told me that, so I don't know.", "zh": "你还没有告诉过我这件事，所以我不知道。"}
 NOTED = {"en": "Got it.", "zh": "好的，知道了。"}
 REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定；我记得的是："}
+RECALLED = {"en": "What I remember: ", "zh": "我记得："}  # to "What do you remember about me?"
+# the verbs of remembering and knowing, and the words of a question about the user in general: what is left of
+# "What do you remember about me?" / "你记得我什么？" / "Tell me what you know about me" without them is nothing
+_ABOUT_ME_IN_GENERAL = re.compile(r"\b(?:remember|recall|know|knew|tell|say|about|me|myself|you|do|does|what|"
+                                  r"anything|everything|else|so far|all)\b|记得|知道|记住|了解|关于|你|我|什么|都|"
+                                  r"还|有|哪些|些|事情?|吗|呢|说说|告诉", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -621,6 +666,13 @@ _QUESTION_WORD = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)
                             r"谁|什么|哪|几|怎么|怎样|多少|为什么|何", re.IGNORECASE)
 
 
+def asks_what_is_remembered(message: str) -> bool:
+    """Does ``message`` ask what is remembered about the user, in general ("What do you remember about me?", "你记得
+    我什么？", "What else do you know about me?"): a question of knowing about the user and nothing else?"""
+    return asks(message) and bool(re.search(r"\b(?:remember|know|recall)\b|记得|知道|了解", message, re.IGNORECASE)) \
+        and not grounding_units(_ABOUT_ME_IN_GENERAL.sub(" ", message))
+
+
 def says_only_the_question(sentence: str, message: str) -> bool:
     """Is ``sentence`` the question's own words given back as an answer ("Priya." for "What is Priya's surname?",
     bench answers; "李伟在航空公司。" for "李伟在哪家航空公司？")? It asks with a question word, and every content word
@@ -712,8 +764,9 @@ def says_when(sentence: str, now: datetime | None = None) -> bool:
 
 @cache
 def _own_spans() -> tuple[str, ...]:
-    """The sentences of the plain answers (:data:`REMEMBERED`, :data:`NOT_TOLD`, :data:`NOTED`), longest first."""
-    spans = {p.strip() for said in (REMEMBERED, NOT_TOLD, NOTED) for text in said.values()
+    """The sentences of the plain answers (:data:`REMEMBERED`, :data:`NOT_TOLD`, :data:`NOTED`, :data:`RECALLED`),
+    longest first."""
+    spans = {p.strip() for said in (REMEMBERED, NOT_TOLD, NOTED, RECALLED) for text in said.values()
              for p in sentence_spans(text) if p.strip()}
     return tuple(sorted(spans, key=len, reverse=True))
 
@@ -786,6 +839,10 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement or a reaction that adds what nothing said"
+    if sources is not None and says_nothing_given(sentence, message, allowed_sources(sources, message, now), facts):
+        return None, UNSUPPORTED
+    if sources is not None and pieced_together(sentence, facts):
+        return None, "cut a sentence in the first person pieced together from several memories"
     if sources is not None and given_to_the_user(sentence, facts):
         return None, "cut a sentence that makes the user the one another person's fact is about"
     allowed = allowed_sources(sources or "", message, now)
@@ -882,6 +939,11 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             zh_weekday = re.search(r"星期[一二三四五六日]", now)
             text = (f"现在是{date} {time}，{zh_weekday.group(0)}。" if said == "zh" and zh_weekday else
                     f"It is {time} on {weekday}, {date}.")
+        elif asks_what_is_remembered(message) and facts[:-1]:  # recall's first three, said to the user
+            told = [second_person(f).strip() for f in facts[:-1][:3]]
+            joiner = "" if said == "zh" else " "
+            text = RECALLED[said] + joiner.join(t + ("" if t.endswith((".", "!", "?", "。", "！", "？")) else "。" if
+                                                     CJK.search(t[-1:]) else ".") for t in told)
         elif about is not None:  # the best memory that shares a word with the question, plainly, said to the user
             quoted = second_person(about).rstrip()
             quoted += ("" if quoted.endswith((".", "!", "?", "。", "！", "？")) else

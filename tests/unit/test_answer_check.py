@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from memory.language.answers import (
     NOT_TOLD,
+    RECALLED,
     RETIMED,
     SentenceGuard,
+    asks_what_is_remembered,
     check_answer,
     clean_answer,
     clock_words,
@@ -1004,7 +1006,7 @@ def test_the_plain_answer_is_not_the_newer_memory_of_a_chain_the_question_is_not
     assert job.text == "你换工作了，你现在在一家书店上班。" or "书店" in job.text, job
 
 
-@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou]", fullmatch=True),
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
        st.text("甲乙丙丁戊己庚辛", min_size=2, max_size=3), st.booleans())
 def test_the_questions_own_words_given_back_are_no_answer(name: str, zh_name: str, zh: bool) -> None:
     """bench answers: "What is Priya's surname?" (never told) got "Priya.". A sentence all of whose words are the
@@ -1050,3 +1052,28 @@ def test_the_name_of_the_person_a_memory_is_about_is_the_answer_to_their_name(na
     facts = [f"My {who} {name} is {job} in Lisbon.", f"What's my {who}'s name?"]
     answer = f"Your {who}'s name is {name}."
     assert check_answer(answer, facts[-1], sources="\n".join(facts), facts=facts).text == answer
+
+
+@pytest.mark.parametrize(("message", "lang"), [("What do you remember about me?", "en"), ("你记得我什么？", "zh"),
+                                               ("What else do you know about me?", "en"), ("你还记得我哪些事？", "zh")])
+def test_what_is_remembered_about_the_user_is_answered_from_the_memories(message: str, lang: str) -> None:
+    """A new user's trial: "What do you remember about me?" got "I've also been teaching at a school in Lisbon since
+    last month. You can find more information about me on my website or social media accounts." (a life pieced
+    together from Ines's job and the user's move, in the assistant's voice, then a website nobody named). Both
+    sentences are cut, and the plain answer to a question about the user in general says recall's first three."""
+    facts = ["Ines quit flying, she teaches at a school now.", "I moved from Lisbon to Madrid last month.",
+             "I play the cello.", "I have a cat.", message]
+    answer = ("I've also been teaching at a school in Lisbon since last month. You can find more information about "
+              "me on my website or social media accounts.")
+    checked = check_answer(answer, message, sources="\n".join(facts), facts=facts)
+    assert checked.text.startswith(RECALLED[lang]), checked
+    assert "You moved from Lisbon to Madrid last month." in checked.text and "cello" in checked.text
+    assert "cat" not in checked.text and "website" not in checked.text
+    assert not asks_what_is_remembered("Do you remember my name?")
+    assert not asks_what_is_remembered("What do you know about my sister?")
+
+
+def test_the_users_own_fact_in_the_users_voice_is_not_pieced_together() -> None:
+    facts = ["I live in Oslo.", "I work as a nurse at a hospital.", "Where do I live and work?"]
+    checked = check_answer("I live in Oslo and work as a nurse.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert checked.text == "You live in Oslo and work as a nurse.", checked
