@@ -771,6 +771,13 @@ def _own_spans() -> tuple[str, ...]:
     return tuple(sorted(spans, key=len, reverse=True))
 
 
+def _dangling(sentence: str) -> bool:
+    """Is ``sentence`` one of the plain answers' openings alone ("I'm not sure;", "what I remember is:")?"""
+    own = _own_opening(sentence)
+    return own is not None and not any(c.isalnum() for c in sentence.lstrip()[len(own):]) and \
+        own.rstrip().endswith((";", ":", "；", "："))
+
+
 def _own_opening(sentence: str) -> str | None:
     """The plain answers' sentence ``sentence`` opens with (any case, either apostrophe), or None."""
     said = sentence.lstrip().replace("’", "'").lower()
@@ -780,11 +787,17 @@ def _own_opening(sentence: str) -> str | None:
 _CLOCK_LINE = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{1,2}:\d{2}) ([A-Z][a-z]+day)\b")  # :func:`clock_words`
 
 
+# the words around a question that ask nothing themselves ("What time is it right now?", "Can you tell me the
+# date?", "请问现在几点了？")
+_COURTESY = re.compile(r"\b(?:right|exactly|currently|please|tell|can|could|would|know|do|again|the)\b|"
+                       r"请问|请|告诉我|知道|一下", re.IGNORECASE)
+
+
 def asks_the_time(message: str) -> bool:
     """Does ``message`` ask the time or the date and nothing else ("What time is it?", "今天几号？", "What day is it
     today?"): a question whose words are all time words? "What's the weather like today?" asks the weather."""
     timeless = _QUESTION_WORD.sub(" ", _SAYS_WHEN.sub(" ", _ASKS_TIME.sub(" ", _TIME_SAID.sub(" ", message))))
-    left = {u for u in _impersonal_units(timeless) if not (len(u) == 1 and CJK.match(u))}
+    left = {u for u in _impersonal_units(_COURTESY.sub(" ", timeless)) if not (len(u) == 1 and CJK.match(u))}
     return asks(message) and not _asks_of_the_users_life(message) and not left
 
 
@@ -898,6 +911,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             kept.append(out)
     # "You haven't told me that, so I don't know. Your sister Anika just got engaged in Toronto." (a new user's
     # trial: the model copied the plain answer from the session, then answered): the answer that stands is told
+    while kept and _dangling(kept[-1]):  # "I'm not sure;" with what it opened cut: no answer (a new user's trial)
+        kept.pop()
+        changes.append("cut an opening left without what it opens")
     told = [k for k in kept if not _not_told(k)]
     if told and len(told) < len(kept):
         changes.append("cut a sentence saying it was not told beside one that answers")
@@ -923,10 +939,12 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         asked_of = next((s for s in stale_cut if top is not None and top in (s, (replaced or {}).get(s))), None)
         about = about if about is not None else asked_of
         # shared words cannot tell across languages: "我现在住在哪里？" beside "I moved from Lisbon to Madrid", recall's
-        # first (its vectors are of both languages) is the best guess, said unsure
+        # first (its vectors are of both languages) when it is the newest word of a change (a question about now
+        # ranks a change first for what changed), said unsure; not any memory in the other language ("How old am
+        # I?" beside "感谢听我说这些" is not told)
         top_said = language(top) if top is not None else None
         if about is None and top is not None and top_said and top_said != language(message) and \
-                _asks_of_the_users_life(message):
+                _asks_of_the_users_life(message) and top in (replaced or {}).values():
             about = top
         about = (replaced or {}).get(about, about) if about is not None else None
         # the model answered from an older memory, and this is the newest word on it: the answer, not a guess
@@ -1000,6 +1018,7 @@ class SentenceGuard:
         self._held: list[str] = []  # a "not told" sentence, shown at the end if nothing that answers follows
         self._ended_space = True
         self._space = ""  # the space after the last sentence shown, held until another follows
+        self._opening = ""  # a plain answer's opening ("I'm not sure;"), held until what it opens is shown
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
                 chains: Sequence[str] = (), windowed: bool = False) -> None:
@@ -1055,6 +1074,11 @@ class SentenceGuard:
                                 replaced=self._replaced)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:
             self._stale_cut.append(older)
+        if out is not None and _dangling(out):  # shown only with what it opens
+            self._opening += out
+            return
+        if out is not None and self._opening and out.strip():
+            out, self._opening = self._opening + ("" if out[:1].isspace() or CJK.match(out[:1]) else " ") + out, ""
         if out is not None and not self._sent and _not_told(out):
             self._held.append(out)  # shown only if nothing that answers follows (check_answer drops it then)
             return
