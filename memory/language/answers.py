@@ -216,6 +216,9 @@ def _weekday(said: str) -> str:
     return "日" if said[-1] == "天" else said[-1]
 
 
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|\bwww\.[\w-]+(?:\.[\w-]+)+")
+
+
 def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     """The numbers, dates and names in ``sentence`` (one sentence of an answer) that ``sources`` (what the model
     was given: the message, the session window, the recalled memories, the time hint) never says: what a small
@@ -247,6 +250,8 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
             continue
         if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
             out.append(word)
+    # an address (e-mail, web) is a name whatever its case: "you@yourdomain.com" for "What's my email address?"
+    out += [a for a in _ADDRESS.findall(sentence) if a.lower() not in sources.lower()]
     # a relative time no source says: "You painted the living room yellow yesterday." for "…last weekend"
     out += sorted(relative_times(sentence, moving=True) - relative_times(sources))
     # a weekday in Chinese is a date: "今天是星期五。" on a Thursday ("周五", "礼拜五" are "星期五" too)
@@ -489,12 +494,19 @@ def clock_words(when: datetime) -> str:
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 
 
+_NAMES_NOW = re.compile(r"\b(?:today|tonight|now|this (?:morning|afternoon|evening|week|month|year))\b|今天|今晚|现在|"
+                        r"这周|本周|这个月|今年", re.IGNORECASE)
+
+
 def allowed_sources(sources: str, message: str, now: str) -> str:
     """What an answer to ``message`` may state: ``sources``, and the current date when the message asks it. The
     clock's time of day only when the message asks no fact of the user's life: "What time do I start work?" asks
-    a time of theirs, which the clock does not know ("I start working at 10:04 (Thursday)." copied it)."""
+    a time of theirs, which the clock does not know ("I start working at 10:04 (Thursday)." copied it); nor its
+    date, when such a question does not name now ("我的生日是几月几号？" got today's date)."""
     if not now or not _ASKS_TIME.search(message):
         return sources
+    if _asks_of_the_users_life(message) and not _NAMES_NOW.search(message):
+        return sources  # "我的生日是几月几号？" asks a date of theirs: today's is no answer (a new user's trial)
     return f"{sources} {_CLOCK.sub(' ', now) if _asks_of_the_users_life(message) else now}"
 
 

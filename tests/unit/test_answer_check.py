@@ -1111,3 +1111,21 @@ def test_the_stream_holds_a_plain_answers_opening_until_what_it_opens(answer: st
     guard.flush()
     stored = check_answer(answer, question, sources="\n".join([question, *recalled]), facts=[*recalled, question])
     assert "".join(shown) == stored.text and stored.text.rstrip()[-1:] not in (";", ":"), (shown, stored)
+
+
+@pytest.mark.parametrize(("answer", "question", "lang"), [
+    ("你的生日是12月7日。", "我的生日是几月几号？", "zh"), ("Your birthday is on December 7.", "When is my birthday?", "en"),
+    ("My email address is you@yourdomain.com.", "What's my email address?", "en"),
+    ("你的网站是www.kenji-home.jp。", "我的网站是什么？", "zh"),
+])
+def test_todays_date_and_an_address_nobody_gave_are_no_answer_about_the_users_life(answer: str, question: str,
+                                                                                  lang: str) -> None:
+    """A second new user's trial: "我的生日是几月几号？" (never told) got today's date, "你的生日是12月7日。", and
+    "What's my email address?" got "My email address is you@yourdomain.com.". Today's date answers a question
+    about the user's life only when it names now; an address is a name, whatever its case."""
+    from datetime import datetime
+
+    facts = ["感谢听我说这些", "I play the flute.", question]
+    checked = check_answer(answer, question, sources="\n".join(facts), facts=facts,
+                           now=clock_words(datetime(2026, 12, 7, 13, 8)))
+    assert checked.text == NOT_TOLD[lang], checked
