@@ -1114,7 +1114,8 @@ def test_the_stream_holds_a_plain_answers_opening_until_what_it_opens(answer: st
 
 
 @pytest.mark.parametrize(("answer", "question", "lang"), [
-    ("你的生日是12月7日。", "我的生日是几月几号？", "zh"), ("Your birthday is on December 7.", "When is my birthday?", "en"),
+    ("你的生日是12月7日。", "我的生日是几月几号？", "zh"),
+    ("Your birthday is on December 7.", "When is my birthday?", "en"),
     ("My email address is you@yourdomain.com.", "What's my email address?", "en"),
     ("你的网站是www.kenji-home.jp。", "我的网站是什么？", "zh"),
 ])
