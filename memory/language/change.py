@@ -28,8 +28,16 @@ _OF_STATE: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 )
 
 
+# "now" closing a duration says how long a state has lasted, not that it changed: "been doing it for 6 years now"
+_LASTED = re.compile(r"\bfor\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
+                     r"a couple of|several|many|some)\s+(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?)\s+now\b",
+                     re.IGNORECASE)
+
+
 def says_change(text: str) -> bool:
-    """Does ``text`` say that a value changed ("moved", "now", "现在", "搬到", "跳槽", "joined", "入职")?"""
+    """Does ``text`` say that a value changed ("moved", "now", "现在", "搬到", "跳槽", "joined", "入职")? A "now"
+    closing how long something has lasted ("for 6 years now") says none."""
+    text = _LASTED.sub(" ", text)
     return bool(_ANY.search(text)) or any(change.search(text) for _, change in _OF_STATE)
 
 

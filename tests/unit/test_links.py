@@ -696,3 +696,16 @@ def test_a_links_reason_names_the_word_as_written() -> None:
     found = link("Ines quit flying, she teaches at a school now.", "My sister Ines is a pilot in Lisbon.", 0.9,
                  LinkConfig(near_cosine=0.95, near_cosine_zh=0.97, word_cosine=0.9, entity_cosine=0.8))
     assert found.follows and "'ines'" in found.why, found
+
+
+@pytest.mark.parametrize(("text", "change"), [
+    ("On weekends I go bouldering, been doing it for 6 years now", False),
+    ("I have played the oboe for two years now.", False), ("I live in Oslo now.", True),
+    ("I now work at Google.", True), ("I've been vegan for a few years now, and I live in Oslo now.", True),
+])
+def test_now_closing_how_long_a_state_lasted_is_no_change(text: str, change: bool) -> None:
+    """A second new user's trial: "On weekends I go bouldering, been doing it for 6 years now" was taken for a stated
+    change and followed the job memory (nearest), lifted above it in recall and marking it earlier."""
+    from memory.language.change import says_change
+
+    assert says_change(text) is change
