@@ -73,6 +73,12 @@ _META = re.compile(r"^\W*(the user|user|用户)\s*(asked|is asking|asks|wants to
                    re.IGNORECASE)
 
 
+# thanks for what the assistant did, one clause ("Thanks for listening to me", "谢谢你听我说这些", "感谢听我说这些"): a
+# fact after it is a clause of its own ("谢谢，我下周去上海" keeps "我下周去上海", junk.without_greeting)
+_THANKS_FOR = re.compile(rf"^\W*{_THANKS_EN}\s+for\b[^,;.!?]*[.!~\s]*$|"
+                         r"^\W*(?:谢谢|感谢|多谢)[你您]?[^，,；;。！!？?]+[。！!~～\s]*$", re.IGNORECASE)
+
+
 def _content_free(sentence: str) -> bool:
     """Emoji, punctuation or symbols only, or too little text to say anything (one Latin letter, one CJK char)."""
     chars = [c for c in sentence if _LETTER_OR_DIGIT.match(c) and unicodedata.category(c) != "So"]
@@ -90,7 +96,7 @@ def junk_sentence(sentence: str) -> str | None:
         return "no content"
     if _QUESTION_END.search(s) or _QUESTION_EN.search(s) or _QUESTION_ZH.search(s):
         return "a question"
-    if _JUNK_EN.match(s) or _JUNK_ZH.match(s):
+    if _JUNK_EN.match(s) or _JUNK_ZH.match(s) or _THANKS_FOR.match(s):
         return "a greeting, thanks or small talk"
     if _REQUEST_EN.search(s) or _REQUEST_ZH.search(s):
         return "a request to the assistant"

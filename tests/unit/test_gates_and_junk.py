@@ -564,3 +564,14 @@ def test_a_clause_the_model_added_makes_the_candidate_its_own(said: tuple[str, s
     message, clause = said
     assert grounded(clause, message)
     assert not grounded(f"{clause}{joint} {' '.join(words)}.", message)
+
+
+@pytest.mark.parametrize(("text", "junk"), [
+    ("谢谢你听我说这些", True), ("感谢听我说这些", True), ("Thanks for listening to me!", True),
+    ("thank you so much for your help", True), ("Thanks for the tip, I live in Oslo.", False),
+    ("谢谢，我下周去上海。", False), ("感谢我的老师，她教我弹琴", False), ("I thank my mom for everything", False),
+])
+def test_thanks_for_what_the_assistant_did_is_no_fact(text: str, junk: bool) -> None:
+    """A second new user's trial: "谢谢你听我说这些" was stored as "感谢听我说这些", then recalled first for
+    unrelated questions. Thanks in one clause is small talk; a fact said after it in a clause of its own is kept."""
+    assert is_junk(text) is junk
