@@ -254,6 +254,11 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     out += [a for a in _ADDRESS.findall(sentence) if a.lower() not in sources.lower()]
     # a relative time no source says: "You painted the living room yellow yesterday." for "…last weekend"
     out += sorted(relative_times(sentence, moving=True) - relative_times(sources))
+    # and "this month" for what a source dated "last month" ("…moved back to Sapporo this month.", a new user's
+    # trial): a time of now nothing said, where the sources date something away from now
+    if relative_times(sources, moving=True):  # "今年35岁" says an age, not when
+        now_said = relative_times(re.sub(r"今年\s*[\d一二三四五六七八九十两]+\s*岁", " ", sentence))
+        out += sorted(now_said - relative_times(sentence, moving=True) - relative_times(sources))
     # a weekday in Chinese is a date: "今天是星期五。" on a Thursday ("周五", "礼拜五" are "星期五" too)
     given = {_weekday(w) for w in _WEEKDAY_ZH.findall(sources)}
     out += [d for d in _WEEKDAY_ZH.findall(sentence) if _weekday(d) not in given]

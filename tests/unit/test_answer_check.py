@@ -1130,3 +1130,13 @@ def test_todays_date_and_an_address_nobody_gave_are_no_answer_about_the_users_li
     checked = check_answer(answer, question, sources="\n".join(facts), facts=facts,
                            now=clock_words(datetime(2026, 12, 7, 13, 8)))
     assert checked.text == NOT_TOLD[lang], checked
+
+
+@pytest.mark.parametrize(("told", "answer"), [
+    ("I moved to Sapporo last month.", "You moved to Sapporo this month."),
+    ("我上周换了工作。", "你这周换了工作。"),
+])
+def test_a_time_of_now_for_what_was_dated_away_from_now_is_invented(told: str, answer: str) -> None:
+    """A second new user's trial: "…moved to Sapporo last month." got "…moved back to Sapporo this month."."""
+    assert invented(answer, told) and not invented(answer.replace("this month", "last month").replace("这周", "上周"),
+                                                   told)
