@@ -901,7 +901,8 @@ def _not_told(sentence: str) -> bool:
 
 
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
-                 replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = ()) -> Checked:
+                 replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = (),
+                 drew_on: str = "") -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
     checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
     user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
@@ -909,11 +910,14 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     answer: an acknowledgement (a statement), the best memory (a question recall found something for) or that
     the user has not said. ``replaced``: memories a newer one replaced, with it (:func:`replacements`): a
     sentence restating one is cut and the plain answer states the newer one. ``cut_stale``: the replaced
-    memories whose restatement was already cut (a stream's sentences, :class:`SentenceGuard`)."""
+    memories whose restatement was already cut (a stream's sentences, :class:`SentenceGuard`). ``drew_on``: an
+    answer thrown away for repeating an earlier one word for word, which passed every check: the memory it drew on
+    is the plain answer's, as for a cut one ("You commute by bike, a green Brompton." to "How do I get to work?",
+    after the same words to "Where did I buy my bike?": bench answers)."""
     kept: list[str] = []
     changes: list[str] = []
     stale_cut = list(cut_stale)
-    embellished: list[str] = []  # cut for saying more than any memory: on the topic of one, perhaps
+    embellished: list[str] = [drew_on] if drew_on else []  # cut for saying more than any memory: on its topic?
     for sentence in sentence_spans(answer):
         if not sentence.strip():
             continue
@@ -1036,6 +1040,7 @@ class SentenceGuard:
         self._ended_space = True
         self._space = ""  # the space after the last sentence shown, held until another follows
         self._opening = ""  # a plain answer's opening ("I'm not sure;"), held until what it opens is shown
+        self._copied: list[str] = []  # sentences not shown for repeating an earlier answer, which pass the checks
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
                 chains: Sequence[str] = (), windowed: bool = False) -> None:
@@ -1076,7 +1081,8 @@ class SentenceGuard:
         if not self._sent:  # every sentence was cut: the plain answer the stored one falls back to
             self._sent = True
             self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
-                                   replaced=self._replaced, cut_stale=self._stale_cut).text)
+                                   replaced=self._replaced, cut_stale=self._stale_cut,
+                                   drew_on=" ".join(self._copied)).text)
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())
@@ -1086,7 +1092,12 @@ class SentenceGuard:
         if _own_opening(sentence) is None and any(
                 similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
                 for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
-            return  # copied from an earlier answer to another message (not the plain answer's own words)
+            # copied from an earlier answer to another message (not the plain answer's own words): never shown,
+            # but what it drew on may be the plain answer's, when it passes the checks (as the stored answer does)
+            if check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
+                              replaced=self._replaced)[0] is not None:
+                self._copied.append(sentence)
+            return
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
                                 replaced=self._replaced)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:

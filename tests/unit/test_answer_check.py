@@ -1140,3 +1140,23 @@ def test_a_time_of_now_for_what_was_dated_away_from_now_is_invented(told: str, a
     """A second new user's trial: "…moved to Sapporo last month." got "…moved back to Sapporo this month."."""
     assert invented(answer, told) and not invented(answer.replace("this month", "last month").replace("这周", "上周"),
                                                    told)
+
+
+def test_a_right_answer_thrown_away_as_stuck_leaves_its_memory_to_the_plain_answer() -> None:
+    """bench answers at dad3679: "How do I get to work?" got "You haven't told me that": the model's words were
+    those of its (wrong) answer to "Where did I buy my bike?" the turn before, so they were thrown away as stuck,
+    and no word of the question is in the Brompton memory. What the thrown-away answer drew on is the plain
+    answer's, when it passed every check; streamed and stored alike."""
+    memory, question = "I commute by bike, a green Brompton", "How do I get to work?"
+    said = "You commute by bike, a green Brompton."
+    window = [{"role": "user", "content": "Where did I buy my bike?"}, {"role": "assistant", "content": said}]
+    facts = [memory, question]
+    stored = check_answer("", question, sources="\n".join(facts), facts=facts, drew_on=said)
+    assert stored.text == "I'm not sure; what I remember is: You commute by bike, a green Brompton.", stored
+    assert check_answer("", question, sources="\n".join(facts), facts=facts).text == NOT_TOLD["en"]
+    shown: list[str] = []
+    guard = SentenceGuard(question, shown.append)
+    guard.context(recalled=[memory], window=window)
+    guard(said)
+    guard.flush()
+    assert "".join(shown) == stored.text
