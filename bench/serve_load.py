@@ -5,12 +5,15 @@ on a fresh data directory (the embedded default; the real services with ``PALACE
 ``PALACE_DATABASE_URL`` set; Qdrant is the embedded Edge either way) with the bundled model, or with
 ``--scripted`` the scripted model of ``graph.testing`` in the server process (to measure the server itself). Then:
 
-1. *alone*: one client adds a few memories and runs ``--alone`` searches one after another (the baseline);
+1. *alone*: one user adds a few memories, then a probe process of its own (``_probe``: not the clients' event loop)
+   runs ``--alone`` searches of that user's memories one at a time, ``--probe-ms`` apart, on the idle server (the
+   baseline);
 2. *load*: ``--clients`` clients at once, each a distinct user (``auth0|…``, ``google-oauth2|…``, e-mail addresses),
    each ``--ops`` operations with ``--think-ms`` (mean, exponential) between them: chat turns through the LangGraph
    API (``runs.stream``, ``messages-tuple``), memory adds (with ``at``, so a retried add is the same memory) and
-   searches through the HTTP API, ``add_memory`` (with ``at`` too) and ``search_memories`` MCP tool calls.
-   Latency and throughput come from this phase;
+   searches through the HTTP API, ``add_memory`` (with ``at`` too) and ``search_memories`` MCP tool calls, while
+   the probe runs the baseline's searches again, ``--probe-ms`` apart, until the clients are done
+   (``search_under_load``). Latency and throughput come from this phase;
 3. *kills* (``--kills`` > 0): the same clients again, while the server is SIGKILLed (its process group, no
    shutdown) at random moments (3-10 s after it is up) and started again; a client retries what failed (a
    connection error, a 5xx, a run that ended in an error) until it is answered. Every retry is the same operation:
@@ -22,7 +25,9 @@ of answered turns and the returned adds that are not among the user's memories, 
 their thread's state; ``turns_repeated`` the user messages in a thread more than once (a retried turn run twice);
 ``duplicated`` the returned adds stored more than once; ``leaked`` memories (in a list or a search result) of another
 user; ``outbox_left`` the outbox entries still waiting; ``client_lag`` how late the clients' own event loop woke during
-the load phase (inside every latency measured: the clients share the machine with the server).
+the load phase (inside every latency the clients measure: they share the machine with the server; the probe's
+searches, in a process of their own, are not behind that loop). ``search_p95_ratio`` is the probe's p95 under load
+over its p95 alone.
 ``lost_after_kill`` is ``lost`` for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no
 answer within ``--op-timeout``.
 """
@@ -425,6 +430,105 @@ def _outbox_left(env: dict[str, str], users: list[str]) -> int:
         resources.close()
 
 
+class Probe:
+    """The search probe: a process of its own (``python -m bench.serve_load --probe URL USER PAUSE_MS``) that runs
+    one user's searches one at a time, ``pause_ms`` apart, so the latency measured is the server's and the
+    network's, not the wait of 16 clients' event loop. Told on stdin: ``go N`` (N searches, or until ``stop`` when
+    N is 0); answers one JSON line of milliseconds per ``go``."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, url: str, user: str, pause_ms: float) -> Probe:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.serve_load", "--probe", url, user, str(pause_ms),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        return cls(proc)
+
+    async def _say(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def searches(self, n: int) -> list[float]:
+        """``n`` searches, one after another; their milliseconds."""
+        await self._say(f"go {n}")
+        return await self._read()
+
+    async def begin(self) -> None:
+        await self._say("go 0")
+
+    async def end(self) -> list[float]:
+        await self._say("stop")
+        return await self._read()
+
+    async def _read(self) -> list[float]:
+        assert self.proc.stdout is not None
+        line = await self.proc.stdout.readline()
+        if not line:
+            raise ServiceUnavailableError("the search probe", "bench.serve_load --probe", "ended early",
+                                          fix="run `python -m bench.serve_load --probe URL USER 100` to see why")
+        out: list[float] = json.loads(line)
+        return out
+
+    async def close(self) -> None:
+        if self.proc.returncode is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 30)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+def _probe(url: str, user: str, pause_ms: str) -> int:
+    """The probe process (:class:`Probe`): searches ``user``'s memories at ``url`` while told to."""
+    import threading
+
+    pause_s, stop = float(pause_ms) / 1000, threading.Event()
+    path = "/palace/api/users/" + quote(user, safe="") + "/memories/search"
+    queries = [f"what is my {noun} code?" for noun in NOUNS]
+    commands: list[str] = []
+    said = threading.Condition()
+
+    def read_stdin() -> None:
+        for line in sys.stdin:
+            with said:  # in the order told: a stop read before its go is taken still ends that go
+                if line.strip() == "stop":
+                    stop.set()
+                else:
+                    stop.clear()
+                    commands.append(line.strip())
+                said.notify()
+        with said:
+            commands.append("eof")
+            stop.set()
+            said.notify()
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    with httpx.Client(base_url=url, timeout=httpx.Timeout(120.0, connect=5.0)) as http:
+        k = 0
+        while True:
+            with said:
+                said.wait_for(lambda: bool(commands))
+                command = commands.pop(0)
+            if command == "eof":
+                return 0
+            n = int(command.split()[1])
+            ms: list[float] = []
+            while (len(ms) < n) if n else not stop.is_set():
+                t0 = time.perf_counter()
+                r = http.get(path, params={"q": queries[k % len(queries)], "limit": 5})
+                elapsed = (time.perf_counter() - t0) * 1000
+                k += 1
+                if r.status_code == 200:
+                    ms.append(elapsed)
+                stop.wait(pause_s)
+            print(json.dumps([round(x, 2) for x in ms]), flush=True)
+
+
 def _ms(values: list[float]) -> dict[str, float]:
     return {"n": len(values), "p50_ms": round(percentile(values, 50), 1) if values else 0.0,
             "p95_ms": round(percentile(values, 95), 1) if values else 0.0}
@@ -440,30 +544,30 @@ async def _loop_lag(lags: list[float], every_s: float = 0.02) -> None:
 
 
 async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: int, think_s: float,
-                op_timeout_s: float, seed: int, progress: Any) -> dict[str, Any]:
+                op_timeout_s: float, seed: int, progress: Any, probe_ms: float = 100.0) -> dict[str, Any]:
     run = Run(server, think_s, op_timeout_s, random.Random(seed))
     run_tag = uuid.uuid4().hex[:6]
     clients = [Client(run, i, user_id(i, run_tag)) for i in range(clients_n)]
     baseline = Client(run, clients_n, f"alone|{run_tag}")
+    probe = await Probe.start(server.url, baseline.user, probe_ms)
     try:
         for _ in range(5):  # the baseline: searches one at a time on an otherwise idle server
             await baseline.one("api_add")
-        alone_ms: list[float] = []
+        await probe.searches(min(alone, 3))  # warm: the probe's first connection and the server's first search
+        alone_ms = await probe.searches(alone)
         lags: list[float] = []
-        for _ in range(alone):
-            t0 = time.perf_counter()
-            await baseline.one("api_search")
-            alone_ms.append((time.perf_counter() - t0) * 1000)
         run.latencies.clear()
         progress(f"serve-load: alone, search p50 {percentile(alone_ms, 50):.0f} ms; {clients_n} clients x {ops} ops")
         t0 = time.perf_counter()
-        probe = asyncio.ensure_future(_loop_lag(lags))
+        lagging = asyncio.ensure_future(_loop_lag(lags))
+        await probe.begin()
         try:
             await _clients(run, clients, ops)
         finally:
-            probe.cancel()
+            lagging.cancel()
+            search_load = await probe.end()
         wall = time.perf_counter() - t0
-        load_ops = run.done - 5 - alone
+        load_ops = run.done - 5
         progress(f"serve-load: {load_ops} operations in {wall:.1f} s, {run.failed} failed")
         killed = 0
         if kills > 0:
@@ -474,10 +578,10 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             killed = kills
         checks = await _verify(run, [*clients, baseline])
     finally:
+        await probe.close()
         for c in (*clients, baseline):
             await c.close()
     every = [ms for kind in KINDS for ms in run.latencies[kind]]
-    search_load = run.latencies["api_search"]
     alone_p95 = percentile(alone_ms, 95) if alone_ms else 0.0
     load_p95 = percentile(search_load, 95) if search_load else 0.0
     return {"clients": clients_n, "operations": run.done, "failed": run.failed, "lost": checks["lost"],
@@ -496,8 +600,8 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "_users": [c.user for c in (*clients, baseline)]}
 
 
-def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alone: int = 30, think_ms: float = 300,
-        op_timeout_s: float = 300.0, seed: int = 7, data_dir: Path | None = None,
+def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alone: int = 60, think_ms: float = 300,
+        op_timeout_s: float = 300.0, seed: int = 7, data_dir: Path | None = None, probe_ms: float = 100.0,
         progress: Any = lambda msg: None) -> dict[str, Any]:
     """One run on a fresh data directory (or ``data_dir``); returns the figures (see the module docstring)."""
     if clients < 1 or ops < 1 or kills < 0:
@@ -518,7 +622,8 @@ def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alo
     server.start()
     try:
         out = asyncio.run(_main(server, clients_n=clients, ops=ops, kills=kills, alone=alone,
-                                think_s=think_ms / 1000, op_timeout_s=op_timeout_s, seed=seed, progress=progress))
+                                think_s=think_ms / 1000, op_timeout_s=op_timeout_s, seed=seed, progress=progress,
+                                probe_ms=probe_ms))
         users: list[str] = out.pop("_users")
     finally:
         server.stop()
@@ -542,7 +647,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ops", type=int, default=12, help="operations per client in the load phase (default 12)")
     parser.add_argument("--kills", type=int, default=0, help="SIGKILLs of the server in the kill phase (default 0)")
     parser.add_argument("--think-ms", type=float, default=300, help="mean pause between a client's operations")
-    parser.add_argument("--alone", type=int, default=30, help="baseline searches on the idle server (default 30)")
+    parser.add_argument("--alone", type=int, default=60, help="the probe's searches on the idle server, the "
+                        "baseline (default 60)")
+    parser.add_argument("--probe-ms", type=float, default=100, help="pause between the probe's searches, alone "
+                        "and under load (default 100)")
     parser.add_argument("--op-timeout", type=float, default=300, help="seconds an operation may take, retries "
                         "included, before it counts as failed (default 300)")
     parser.add_argument("--seed", type=int, default=7)
@@ -554,7 +662,10 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from bench.report import save
 
     t0, load = time.perf_counter(), os.getloadavg()[0]
+    if args.alone < 1 or args.probe_ms < 0:
+        raise ConfigurationError("--alone must be at least 1 and --probe-ms at least 0")
     result = run(scripted=args.scripted, clients=args.clients, ops=args.ops, kills=args.kills, alone=args.alone,
+                 probe_ms=args.probe_ms,
                  think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed,
                  progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.save:  # the full runs take minutes (every kill is a restart): saved by hand, not by `bench all`
@@ -591,3 +702,5 @@ def _child(data_dir: str, port: str) -> int:
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
     sys.exit(_child(sys.argv[2], sys.argv[3]))
+if __name__ == "__main__" and sys.argv[1:2] == ["--probe"]:
+    sys.exit(_probe(sys.argv[2], sys.argv[3], sys.argv[4]))

@@ -36,7 +36,8 @@ def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
     assert r["turns_repeated"] == 0, r  # a retried turn is in its thread once
     assert r["kills"] == kills and r["lost_after_kill"] == 0, r
     assert r["clients"] == clients and r["model"] == "scripted"
-    assert r["operations"] >= clients * 3 + 5 + 5  # the load phase, the baseline's adds and searches, then more
+    assert r["operations"] >= clients * 3 + 5  # the load phase and the baseline's adds, then more
+    assert r["search_alone"]["n"] == 5 and r["search_under_load"]["n"] > 0, r  # the probe's, alone and under load
     assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
     assert r["restart_s"]["n"] == kills  # killed and started again under the clients (who retry what fails, or
     # whose run stream the SDK reconnects to: so no count of retries is certain)
