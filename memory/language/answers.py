@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
-from memory.language.junk import asks, relative_times
+from memory.language.junk import asks, is_junk, normalized, relative_times
 from memory.language.links import holders, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
@@ -978,8 +978,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             zh_weekday = re.search(r"星期[一二三四五六日]", now)
             text = (f"现在是{date} {time}，{zh_weekday.group(0)}。" if said == "zh" and zh_weekday else
                     f"It is {time} on {weekday}, {date}.")
-        elif asks_what_is_remembered(message) and facts[:-1]:  # recall's first three, said to the user
-            told = [second_person(f).strip() for f in facts[:-1][:3]]
+        elif asks_what_is_remembered(message) and (current := _current_memories(facts[:-1], replaced)):
+            told = [second_person(f).strip() for f in current[:3]]  # recall's first three, said to the user
             joiner = "" if said == "zh" else " "
             text = RECALLED[said] + joiner.join(t + ("" if t.endswith((".", "!", "?", "。", "！", "？")) else "。" if
                                                      CJK.search(t[-1:]) else ".") for t in told)
@@ -994,6 +994,18 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
             text = NOT_TOLD[said]
         return Checked(text=text, changes=tuple(changes))
     return Checked(text=text, changes=tuple(changes))
+
+
+def _current_memories(recalled: Sequence[str], replaced: Mapping[str, str] | None) -> list[str]:
+    """The recalled memories that say something now: none a newer one replaced ("I work as a nurse." after "我换工作了，
+    现在是老师": a new user's trial got both in "What I remember: …"), none that is small talk a store kept, none
+    said twice."""
+    out: list[str] = []
+    for memory in recalled:
+        if memory in (replaced or {}) or is_junk(memory) or normalized(memory) in {normalized(m) for m in out}:
+            continue
+        out.append(memory)
+    return out
 
 
 def replacements(recalled: Sequence[tuple[str, str]], message: str, *, windowed: bool) -> dict[str, str]:

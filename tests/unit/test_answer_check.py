@@ -1073,6 +1073,26 @@ def test_what_is_remembered_about_the_user_is_answered_from_the_memories(message
     assert not asks_what_is_remembered("What do you know about my sister?")
 
 
+@given(st.sampled_from(["Oslo", "Lyon", "Porto", "Graz"]), st.sampled_from(["Kyiv", "Turin", "Bergen"]),
+       st.sampled_from(["a nurse", "a pilot", "an architect"]), st.sampled_from(["a teacher", "a baker", "a chef"]),
+       st.sampled_from([("What do you remember about me?", "en"), ("你记得我什么？", "zh")]))
+def test_what_is_remembered_skips_replaced_memories_small_talk_and_repeats(old_city: str, city: str, old_job: str,
+                                                                           job: str, asked: tuple[str, str]) -> None:
+    """What is remembered about the user is what is true now: a memory a newer one replaced, small talk a store
+    kept ("感谢听我说这些") and a memory said twice are not among the three said back."""
+    message, lang = asked
+    facts = [f"I moved from {old_city} to {city}.", f"I live in {old_city}.", "thanks for listening to me!",
+             f"I changed jobs, I'm {job} now.", f"I work as {old_job}.", f"I moved from {old_city} to {city}.",
+             "I play the cello.", message]
+    replaced = {f"I live in {old_city}.": f"I moved from {old_city} to {city}.",
+                f"I work as {old_job}.": f"I changed jobs, I'm {job} now."}
+    checked = check_answer("I am an astronaut on Mars.", message, sources="\n".join(facts), facts=facts, replaced=replaced)
+    sep = "" if lang == "zh" else " "
+    assert checked.text == RECALLED[lang] + sep.join([f"You moved from {old_city} to {city}.",
+                                                      f"You changed jobs, you're {job} now.",
+                                                      "You play the cello."]), checked
+
+
 def test_the_users_own_fact_in_the_users_voice_is_not_pieced_together() -> None:
     facts = ["I live in Oslo.", "I work as a nurse at a hospital.", "Where do I live and work?"]
     checked = check_answer("I live in Oslo and work as a nurse.", facts[-1], sources="\n".join(facts), facts=facts)
