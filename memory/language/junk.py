@@ -206,14 +206,58 @@ def to_the_assistant(sentence: str) -> bool:
                for c in clauses(sentence))  # "…, seriously": a word that says nothing of its own
 
 
+# a label before a colon that opens a statement ("Big news: I moved to Oslo.", "好消息：我升职了。"): four words at most
+_LABEL = re.compile(r"^\s*([^:：,，.。!！?？]{1,30})[:：]\s*(?=\S)")
+# the words before an English statement's first-person subject ("Oh and I bought a bike", "So my sister…")
+_BEFORE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z']+\s+){1,3}?)(?=(?:I|I'm|I've|I'd|I'll|my|My|we|We)\b)")
+
+
+def _states_nothing(piece: str) -> bool:
+    """Does ``piece``, the opening of a statement, say nothing of its own: no one named, no first person, no number,
+    no time ("Big news", "说实话", "对了", "Oh and"), or is it a greeting, thanks or small talk? "Last week, I moved"
+    and "In Oslo, I…" open with what they say."""
+    if junk_sentence(piece) is not None:
+        return True
+    if FIRST_PERSON.search(piece) or speaks_of_someone(piece) or re.search(r"\d", piece) or relative_times(piece):
+        return False
+    return _says_nothing(piece) if CJK.search(piece) else not grounding_units(piece)
+
+
+def _label(text: str) -> re.Match[str] | None:
+    """The label before a colon that opens a first-person statement, when it says nothing the statement needs: four
+    words (eight characters) at most, no first person, number or time ("Big news:", "Update:", "好消息：", "Note:";
+    not "Tom: he lives in Rome", "My favourite food: sushi", "2019: I moved")."""
+    label = _LABEL.match(text)
+    if label is None or not FIRST_PERSON.search(text[label.end():]):
+        return None
+    said = label.group(1).strip()
+    short = len(said) <= 8 if CJK.search(said) else len(said.split()) <= 4
+    return label if short and not FIRST_PERSON.search(said) and not re.search(r"\d", said) and \
+        not relative_times(said) else None
+
+
 def without_greeting(sentence: str) -> str:
-    """``sentence`` without the greeting, thanks or small talk it opens with ("Hi, I'm Marta." is "I'm Marta.",
-    "嗨，我是小王" is "我是小王"): the fact, without the words said to the assistant."""
-    pieces = re.split(r"(?<=[,，、!！~～])\s*", sentence.strip())
-    while len(pieces) > 1 and junk_sentence(pieces[0]) is not None:
+    """``sentence`` without the greeting, thanks, small talk or label it opens with, and the greeting or small talk
+    it ends with ("Hi, I'm Marta." and "I'm Marta, nice to meet you!" are "I'm Marta.", "嗨，我是小王" is "我是小王",
+    "Big news: I moved to Oslo." is "I moved to Oslo.", "Oh and I bought a bike" is "I bought a bike", "对了，我搬家了"
+    is "我搬家了"): the fact, without the words said to the assistant or about the telling. A new user's trials kept
+    "Big news:" and "Oh and" in memories."""
+    text = sentence.strip()
+    label = _label(text)
+    if label is not None:
+        text = text[label.end():]
+    pieces = re.split(r"(?<=[,，、!！~～])\s*", text)
+    while len(pieces) > 1 and _states_nothing(pieces[0].rstrip(",，、!！~～ ")):
         pieces.pop(0)
+    while len(pieces) > 1 and junk_sentence(pieces[-1]) is not None:  # "…, nice to meet you!"
+        pieces.pop()
+        pieces[-1] = pieces[-1].rstrip(",，、 ") + ("" if CJK.search(pieces[-1][-1:]) else ".")
     rest = " ".join(pieces) if not CJK.search(sentence) else "".join(pieces)
-    return rest[:1].upper() + rest[1:] if rest[:1].islower() and rest[:2].lower() in ("i ", "i'") else rest
+    before = _BEFORE_SUBJECT.match(rest)
+    if before is not None and not grounding_units(before.group(1)) and not relative_times(before.group(1)):
+        rest = rest[before.end():]
+    return rest[:1].upper() + rest[1:] if rest[:1].islower() and (rest[:2].lower() in ("i ", "i'") or
+                                                                  rest[:3] == "my ") else rest
 
 
 def kept_statements(message: str, refused: Sequence[str] = ()) -> str:

@@ -1086,7 +1086,8 @@ def test_what_is_remembered_skips_replaced_memories_small_talk_and_repeats(old_c
              "I play the cello.", message]
     replaced = {f"I live in {old_city}.": f"I moved from {old_city} to {city}.",
                 f"I work as {old_job}.": f"I changed jobs, I'm {job} now."}
-    checked = check_answer("I am an astronaut on Mars.", message, sources="\n".join(facts), facts=facts, replaced=replaced)
+    checked = check_answer("I am an astronaut on Mars.", message, sources="\n".join(facts), facts=facts,
+                           replaced=replaced)
     sep = "" if lang == "zh" else " "
     assert checked.text == RECALLED[lang] + sep.join([f"You moved from {old_city} to {city}.",
                                                       f"You changed jobs, you're {job} now.",

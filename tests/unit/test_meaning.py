@@ -262,3 +262,47 @@ def test_an_age_or_a_number_alone_is_no_detail_of_the_fact_before_it(text: str) 
 def test_a_greeting_before_a_fact_is_not_kept_with_it(message: str, extracted: list[str], kept: str) -> None:
     """A new user's trial: "Hi, I'm Marta." was stored as it was, greeting and all."""
     assert [k.rstrip(".。") for k in _kept(extracted, message)] == [kept.rstrip(".。")]
+
+
+_PSEUDO = st.from_regex(r"[A-Z][aeiou][bdklmnrstv][aeiou][bdklmnrstv]{1,2}", fullmatch=True)
+
+
+@given(label=st.one_of(_PSEUDO, st.builds(lambda a, b: f"{a} {b.lower()}", _PSEUDO, _PSEUDO)),
+       fact=st.sampled_from(["I moved to Oslo last month.", "my sister Ana is a pilot.", "I play the cello."]),
+       extracted=st.booleans())
+def test_a_label_before_a_colon_is_not_kept_with_the_fact(label: str, fact: str, extracted: bool) -> None:
+    """A new user's trial kept "Big news: I moved…" in memory. A label of four words at most before a colon that
+    opens a first-person statement, saying no number, time or first person of its own, is about the telling."""
+    message = f"{label}: {fact}"
+    kept = _kept([message] if extracted else [], message)
+    assert [k.rstrip(".") for k in kept] == [fact[:1].upper() + fact[1:].rstrip(".")], kept
+
+
+@given(label=st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5), min_size=2, max_size=4),
+       city=st.sampled_from(["杭州", "成都", "厦门"]))
+def test_a_chinese_label_before_a_colon_is_not_kept_with_the_fact(label: str, city: str) -> None:
+    assume("我" not in label and not any(c in label for c in "年月日天周前后今明昨"))
+    message = f"{label}：我搬到{city}了。"
+    assert [k.rstrip("。") for k in _kept([message], message)] == [f"我搬到{city}了"]
+
+
+@pytest.mark.parametrize("message", ["2019: I moved to Oslo.", "Last week: I moved to Oslo.",
+                                     "Tom: he lives in Rome.", "My favourite food: sushi.",
+                                     "Last week, I moved to Oslo.", "In Oslo, I work as a nurse."])
+def test_an_opening_that_says_something_stays(message: str) -> None:
+    """A number, a time, a name the rest speaks of, or a fact before the colon is part of what was said."""
+    from memory.language.junk import without_greeting
+
+    assert without_greeting(message) == message
+
+
+@given(opening=st.sampled_from(["Oh and", "And", "So", "But", "Oh, and", "Um, so"]),
+       fact=st.sampled_from(["I bought a {} bike.", "my brother works at {}.", "I adopted a cat named {}."]),
+       name=_PSEUDO)
+def test_words_that_state_nothing_before_the_subject_are_not_kept(opening: str, fact: str, name: str) -> None:
+    """A new user's trial kept "Oh and" in memory; and "…, nice to meet you!" after a fact goes too."""
+    from memory.language.junk import without_greeting
+
+    said = fact.format(name)
+    assert without_greeting(f"{opening} {said}") == said[:1].upper() + said[1:]
+    assert without_greeting(f"{said.rstrip('.')}, nice to meet you!") == said[:1].upper() + said[1:]
