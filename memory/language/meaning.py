@@ -179,6 +179,72 @@ def substituted(candidate: str, clause: str, message: str) -> str | None:
     return None
 
 
+_ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
+_EN_NUMERAL = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+               "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+               "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+               "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_QUANTITY = re.compile(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(\s*个)?(\S?)|([{_ZH_NUMERAL}]+)(个)?(\S?)|"
+                       rf"\b({'|'.join(_EN_NUMERAL)})\b", re.IGNORECASE)
+
+
+def _value(numeral: str) -> str:
+    """A numeral's value as digits: "30", "三十", "thirty" are "30"; one it cannot read stays as written."""
+    if numeral.replace(",", "").replace(".", "", 1).isdigit():
+        return str(float(numeral.replace(",", ""))).removesuffix(".0")
+    if numeral.lower() in _EN_NUMERAL:
+        return str(_EN_NUMERAL[numeral.lower()])
+    digits = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+    total, section, digit, unit = 0, 0, 0, 1
+    for ch in numeral:
+        if ch in digits:
+            digit = digits[ch]
+        elif ch in "十百千":
+            unit = {"十": 10, "百": 100, "千": 1000}[ch]
+            section += (digit or 1) * unit
+            digit = 0
+        elif ch == "万":
+            total, section, digit, unit = (total + section + digit) * 10000, 0, 0, 10000
+    # a digit right after 百, 千 or 万 counts the next unit down: 三千五 is 3500, 两百五 250 (三千零五 is 3005)
+    last = numeral[-1:]
+    if digit and len(numeral) > 1 and numeral[-2] in "百千万" and last in digits:
+        digit *= unit // 10
+    return str(total + section + digit)
+
+
+def quantities(text: str) -> set[tuple[str, str]]:
+    """The numbers ``text`` says, by value, each with how it counts in Chinese: "六个月" (six months) is ("6", "个月"),
+    "六月" (June) is ("6", "月"); an English number has no measure word to tell ("six months", "6 months": ("6",
+    "")). A lone 一 is a number only before 个 or a unit of the calendar ("一个月", "一月"; not "一直", "一家")."""
+    out: set[tuple[str, str]] = set()
+    for m in _QUANTITY.finditer(text):
+        if m.group(7):
+            out.add((_value(m.group(7)), ""))
+            continue
+        numeral, ge, after = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5),
+                                                                                     m.group(6))
+        if numeral == "一" and not ge and after not in "月年日号岁天周":  # "一直", "一家": no count of anything
+            continue
+        counted = ((ge or "").strip() + after) if CJK.match(after or "") else ""
+        out.add((_value(numeral), counted))
+    return out
+
+
+def requantified(candidate: str, message: str) -> str | None:
+    """Does ``candidate`` say a number the message does not, or count one another way ("我姐姐明年六个月结婚" for "我
+    姐姐明年六月结婚": June became six months, bench answers test zh-s-wedding)? Why, or None. A number written
+    another way ("30岁" for "三十岁", "5 years" for "five years") is the same number."""
+    said = quantities(message)
+    values = {v for v, _ in said}
+    for value, counted in sorted(quantities(candidate)):
+        if value not in values:
+            return f"it says {value}, which the message does not"
+        if counted and (value, counted) not in said and any(c and c[-1:] == counted[-1:] for v, c in said
+                                                             if v == value):
+            return f"it counts {value} as {value}{counted}, where the message does not"
+    return None
+
+
 def changed_meaning(candidate: str, message: str) -> str | None:
     """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
@@ -196,7 +262,8 @@ def changed_meaning(candidate: str, message: str) -> str | None:
         return "it makes the user a party to it, which the message does not"
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
-    if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)) is not None:
+    if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)
+            or requantified(candidate, message)) is not None:
         return why
     mine, theirs = holders(candidate), holders(clause) or holders(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message

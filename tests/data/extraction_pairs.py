@@ -133,6 +133,18 @@ PAIRS: list[tuple[str, str, Label]] = [
      "changes"),
     ("周末和我女儿聊了聊。她从育才小学转走了，她现在在阳光小学读书。", "我女儿现在在阳光小学读书。", "keeps"),
     ("我哥哥在北京大学读书，我姐姐在南京大学工作。", "我姐姐在南京大学工作。", "keeps"),
+    # a number said another way is the same number; one changed, or counted another way, is not (bench answers test
+    # zh-s-wedding: the 0.5B made June "six months")
+    ("我姐姐明年六月结婚。", "我姐姐明年六个月结婚。", "changes"),
+    ("我姐姐明年六月结婚。", "用户的姐姐明年6月结婚。", "keeps"),
+    ("I have two cats and a dog.", "The user has three cats.", "changes"),
+    ("我今年三十二岁。", "用户今年32岁。", "keeps"),
+    ("I've played the cello for eight years.", "The user has played the cello for 8 years.", "keeps"),
+    ("我每个月房租三千五。", "用户每个月房租3500元。", "keeps"),
+    ("我每个月房租三千五。", "用户每个月房租三千。", "changes"),
+    ("My flight lands at gate 14 on Friday.", "The user's flight lands at gate 41 on Friday.", "changes"),
+    ("我儿子三个月大了。", "我儿子三月大了。", "changes"),
+    ("I ran 5,000 metres yesterday.", "The user ran 5000 metres yesterday.", "keeps"),
     # a synonym is refused too (the user's words are kept: nothing is lost, the memory is only less tidy)
     ("I keep my bike in the hallway.", "The user stores their bike in the hallway.", "keeps"),
     ("我周末常去爬山。", "用户周末经常去登山。", "keeps"),

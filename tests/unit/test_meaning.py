@@ -306,3 +306,26 @@ def test_words_that_state_nothing_before_the_subject_are_not_kept(opening: str, 
     said = fact.format(name)
     assert without_greeting(f"{opening} {said}") == said[:1].upper() + said[1:]
     assert without_greeting(f"{said.rstrip('.')}, nice to meet you!") == said[:1].upper() + said[1:]
+
+
+_ZH_N = ["一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二"]
+
+
+@given(n=st.integers(1, 12), who=st.sampled_from(["我姐姐", "我", "我朋友小林", "我们公司"]),
+       when=st.sampled_from(["明年", "今年", ""]), does=st.sampled_from(["结婚", "搬家", "去日本", "开新店"]))
+def test_a_month_made_a_count_of_months_changes_the_meaning(n: int, who: str, when: str, does: str) -> None:
+    """bench answers test zh-s-wedding: "…明年六月结婚" was extracted as "…明年六个月结婚" and answered as said."""
+    message = f"{who}{when}{_ZH_N[n - 1]}月{does}。"
+    assert changed_meaning(f"{who}{when}{_ZH_N[n - 1]}个月{does}。", message) is not None
+    assert changed_meaning(f"{who}{when}{n}月{does}。", message) is None
+
+
+@given(n=st.integers(2, 12), other=st.integers(2, 12), thing=st.sampled_from(["cats", "guitars", "bikes", "plants"]))
+def test_a_number_said_in_figures_keeps_the_meaning_and_another_number_changes_it(n: int, other: int,
+                                                                                  thing: str) -> None:
+    from memory.language.meaning import _EN_NUMERAL
+
+    word = next(w for w, v in _EN_NUMERAL.items() if v == n)
+    message = f"I have {word} {thing}."
+    assert changed_meaning(f"The user has {n} {thing}.", message) is None
+    assert (changed_meaning(f"The user has {other} {thing}.", message) is None) is (other == n)
