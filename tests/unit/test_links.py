@@ -391,6 +391,25 @@ def test_a_stated_change_recalled_beside_what_it_changed_ranks_first(old: str, n
     assert [(r.memory.id, r.chain) for r in out][:2] == [(new, "now"), (old, "earlier")]
 
 
+@pytest.mark.parametrize(("job", "move"), [
+    ("我不在水族馆工作了，现在在一家报社当数据记者", "I just moved to Lyon last month!"),
+    ("I quit the bakery, I'm a bus driver now", "我上个月搬到了成都"),
+    ("I switched from oolong tea to coffee now", "I moved from Oslo to Bergen"),
+])
+def test_a_change_that_found_its_subject_when_written_takes_no_other_from_the_question(job: str, move: str) -> None:
+    """A third new user's trial: "我不在水族馆工作了…" retired the English job memory when it was written; for "Where
+    do I live now?" it still took every older memory recalled beside it as what it changed, ranked above the move
+    and marked it earlier, and the answer was the job. A change linked when written has its subject."""
+    ranked = [_told("I live in Porto", 0.809, 1), _recalled(move, 0.80, 0.80, follows=("I live in Porto",), at=2),
+              _recalled(job, 0.79, 0.826, follows=("an older job, not recalled",), at=3),
+              _told("I am Maren Holt", 0.78, 1)]
+    implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
+    assert job not in implied and job not in changes
+    out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
+    assert [(r.memory.id, r.chain) for r in out][:2] == [(move, "now"), ("I live in Porto", "earlier")]
+    assert {r.memory.id: r.chain for r in out}[job] == ""
+
+
 def test_a_change_about_someone_else_or_far_from_the_question_stays_below() -> None:
     mine = _told("I drink green tea every morning", 0.88, 1)
     sisters = _told("My sister switched to coffee now", 0.87, 3)  # about another person
