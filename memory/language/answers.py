@@ -198,7 +198,8 @@ def degenerate(answer: str, message: str) -> str | None:
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # with the accented letters: "Tromsø", "Łódź", "São"
+_LATIN_WORD = re.compile(rf"[{_LATIN}][{_LATIN}0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
 
@@ -230,7 +231,7 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     tags 谢谢 a person, so only an answer to a question (where a name is a claim) is judged by them."""
     known_digits = _digits(sources)
     known = {w.group(0).rstrip("'’-").lower() for w in _LATIN_WORD.finditer(sources)}  # whole words: "Tom" is
-    known |= {w.rstrip("'’-").lower() for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", sources)}  # "EV" of "EV6"
+    known |= {w.rstrip("'’-").lower() for w in re.findall(rf"[{_LATIN}][{_LATIN}'’-]*", sources)}  # "EV" of "EV6"
     known |= {w.removesuffix("'s").removesuffix("’s") for w in known}  # not in "tomorrow"; "Mei's" holds "Mei"
     # a time of day is one number ("10:04" is no "10" and "04" of "2026-12-04 10:04"'s date)
     out = [n for n in _NUMBER.findall(sentence)

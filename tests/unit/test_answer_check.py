@@ -1181,3 +1181,17 @@ def test_a_right_answer_thrown_away_as_stuck_leaves_its_memory_to_the_plain_answ
     guard(said)
     guard.flush()
     assert "".join(shown) == stored.text
+
+
+@given(st.sampled_from(["Tromsø", "Zürich", "Málaga", "Kraków", "São Paulo", "Reykjavík", "Łódź", "Besançon"]),
+       st.sampled_from(["sister", "brother", "friend"]), st.booleans())
+def test_a_place_with_accented_letters_is_the_place_a_memory_names(place: str, who: str, zh: bool) -> None:
+    """A third new user's trial: "Your sister Ingrid lives in Tromsø…" was cut as naming 'Tromsø' that nothing
+    said (the words of the sources were read up to the 'ø'), and hedged."""
+    memory = f"My {who} Ingrid lives in {place} and works as a radiologist."
+    question = f"我的{ {'sister': '妹妹', 'brother': '哥哥', 'friend': '朋友'}[who]}住在哪里？" if zh else \
+        f"Where does my {who} live?"
+    facts = [memory, question]
+    answer = f"你的{question[2:4]}Ingrid住在{place}。" if zh else f"Your {who} Ingrid lives in {place}."
+    checked = check_answer(answer, question, sources="\n".join(facts), facts=facts)
+    assert not any("nothing said" in c for c in checked.changes), checked
