@@ -76,6 +76,7 @@ class Memory(BaseModel):
     source: list[str] = Field(default_factory=list)
     follows: list[str] = Field(default_factory=list, description="older memories about the same subject")
     follows_named: list[str] = Field(default_factory=list, description="those of follows it shares an entity with")
+    replaces: list[str] = Field(default_factory=list, description="the memory it superseded when it was written")
     followed_by: list[str] = Field(default_factory=list, description="newer memories about the same subject")
     origin: str = Field(default="", description='what wrote it, e.g. "archive:<first entry id>" or "turn:<id>"')
 

@@ -165,13 +165,13 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     for r in ranked:
         if not says_change(r.memory.text) or (by_slot and r.breakdown.on_topic is False):
             continue
-        if r.memory.follows:
-            # linked when it was written to what it follows ("I switched from oolong tea to coffee now" after "I
-            # drink oolong tea every morning", by name; "我不在水族馆工作了，现在在一家报社当数据记者" after "I work
-            # as a marine biologist at the city aquarium", by the change it states), it has its subject: the question
-            # gives it no other. New users' trials: it ranked above the car for "What car do I drive now?" and the
-            # Kia was cut as replaced; the job change ranked above the move for "Where do I live now?" and was the
-            # answer
+        if r.memory.follows_named or r.memory.replaces:
+            # linked when it was written to what it names ("I switched from oolong tea to coffee now" after "I drink
+            # oolong tea every morning"), or it superseded a memory then ("我不在水族馆工作了，现在在一家报社当数据记者"
+            # retired "I work as a marine biologist at the city aquarium"), it has its subject: the question gives it
+            # no other (a link by nearness alone is no subject: "我跳槽到腾讯了" keeps taking the question's). New
+            # users' trials: it ranked above the car for "What car do I drive now?" and the Kia was cut as replaced;
+            # the job change ranked above the move for "Where do I live now?" and was the answer
             continue
         older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
                           and m.memory.id not in r.memory.follows
@@ -233,7 +233,7 @@ def restated(stand_out: Sequence[Recalled], pairs: set[frozenset[str]] | None = 
 
     out: dict[str, frozenset[str]] = {}
     for r in stand_out:
-        if r.memory.follows:  # linked when it was written: it has its subject (:func:`stated_changes`)
+        if r.memory.replaces:  # it superseded a memory when it was written: it has its subject (stated_changes)
             continue
         older = frozenset(m.memory.id for m in stand_out if m.memory.timestamp < r.memory.timestamp
                           and (pairs is None or _told_again(r, m, pairs))

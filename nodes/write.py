@@ -41,7 +41,8 @@ def memories_to_write(verdicts: list[Verdict], turn: dict[str, Any], important_w
                superseded_by=v["target"] if v["decision"] == "duplicate" else None,
                invalid_at=turn["now_ms"] if v["decision"] == "duplicate" else None,
                source=[turn["id"]], origin=f"turn:{turn['id']}", follows=list(v.get("follows") or []),
-               follows_named=list(v.get("follows_named") or []))
+               follows_named=list(v.get("follows_named") or []),
+               replaces=[v["target"]] if v["decision"] == "update" and v["target"] else [])
         for v in verdicts if v["decision"] in STATUS_OF
     ]
 

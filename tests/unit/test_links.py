@@ -136,9 +136,10 @@ def test_a_word_no_other_memory_has_is_as_good_as_a_name() -> None:
 
 def _recalled(mid: str, score: float, cosine: float, *, follows: tuple[str, ...] = (),
               followed_by: tuple[str, ...] = (), on_topic: bool | None = None, boost: float = 1.0,
-              at: int = 0) -> Recalled:
+              at: int = 0, replaces: bool = False) -> Recalled:
+    """``replaces``: it superseded the first of ``follows`` when it was written."""
     memory = Memory(id=mid, text=mid, user_id="u", session_id="s", timestamp=at, follows=list(follows),
-                    followed_by=list(followed_by))
+                    followed_by=list(followed_by), replaces=list(follows[:1]) if replaces else [])
     return Recalled(memory=memory, breakdown=ScoreBreakdown(cosine=cosine, age_days=0, decay=1, weight=1,
                                                             boost=boost, score=score, on_topic=on_topic))
 
@@ -401,13 +402,17 @@ def test_a_change_that_found_its_subject_when_written_takes_no_other_from_the_qu
     do I live now?" it still took every older memory recalled beside it as what it changed, ranked above the move
     and marked it earlier, and the answer was the job. A change linked when written has its subject."""
     ranked = [_told("I live in Porto", 0.809, 1), _recalled(move, 0.80, 0.80, follows=("I live in Porto",), at=2),
-              _recalled(job, 0.79, 0.826, follows=("an older job, not recalled",), at=3),
+              _recalled(job, 0.79, 0.826, follows=("an older job, not recalled",), at=3, replaces=True),
               _told("I am Maren Holt", 0.78, 1)]
     implied, changes = question_links(ranked, 5, RankingConfig(), present=True)
     assert job not in implied and job not in changes
     out = mark_chains(newest_first(ranked, [], RankingConfig(), implied), changes)
     assert [(r.memory.id, r.chain) for r in out][:2] == [(move, "now"), ("I live in Porto", "earlier")]
     assert {r.memory.id: r.chain for r in out}[job] == ""
+    # linked by nearness alone when written (no memory superseded, no name shared), a change still takes the
+    # question's subject: bench updates zh-employer-0 ("我跳槽到腾讯了")
+    weak = [ranked[0], ranked[1], _recalled(job, 0.79, 0.826, follows=("an older job, not recalled",), at=3)]
+    assert job in question_links(weak, 5, RankingConfig(), present=True)[1]
 
 
 def test_a_change_about_someone_else_or_far_from_the_question_stays_below() -> None:
