@@ -298,7 +298,9 @@ def respaced(candidate: str, message: str) -> str:
         user = known.get(word.lower())
         if user is None:
             return joined.get(word.lower(), word)
-        return user if word[1:] != user[1:] else word  # "My" for "my" at a sentence's start stays
+        if word[1:] != user[1:] or (word[:1].islower() and user[:1].isupper()):  # "octavia" for "Octavia" too
+            return user
+        return word  # "My" for "my" at a sentence's start stays
 
     return _WORD.sub(fix, candidate)
 

@@ -235,6 +235,9 @@ def test_a_memory_is_the_fact_not_the_request_to_keep_it(said: str, kept: str) -
     ("I now work at ByteDANCE.", "I now work at ByteDance.", "I now work at ByteDance."),
     ("The user has an Iphone.", "I have an iPhone.", "The user has an iPhone."),
     ("My sister is Anna.", "my sister is Anna.", "My sister is Anna."),  # a sentence's first letter stays
+    # a name the model lowercased (a third new user's trial stored and answered "Skoda octavia")
+    ("I drive an old blue Skoda octavia.", "I drive an old blue Skoda Octavia.", "I drive an old blue Skoda Octavia."),
+    ("The user lives in porto.", "I live in Porto.", "The user lives in Porto."),
 ])
 def test_words_a_model_glued_together_are_split_as_the_user_wrote_them(extracted: str, message: str,
                                                                       kept: str) -> None:
