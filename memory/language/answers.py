@@ -25,7 +25,7 @@ from memory.language.meaning import (
     source_clause,
     without_marks,
 )
-from memory.language.slots import single_valued_slots
+from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, single_valued_slots
 from memory.language.temporal import parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import chinese_names, grounding_units
@@ -823,6 +823,17 @@ UNSUPPORTED = "cut a sentence about today or the user that nothing given to the 
 RETIMED = "cut a sentence that says a memory back with a later time or a modality it does not have"
 
 
+def repeats_a_question(sentence: str, sources: str) -> bool:
+    """Is ``sentence`` a question in the first person that a source says word for word: a user's question of the
+    session said back ("Got it. What's my favourite restaurant? What instrument do I play?" to "Oh and I sold the
+    Skoda…", a third new user's trial: the session's earlier questions, copied)?"""
+    if not sentence.rstrip().endswith(("?", "？")) or not FIRST_PERSON.search(sentence):
+        return False
+    said = normalized(sentence).rstrip("?？ ")
+    return bool(said) and any(normalized(p).rstrip("?？ ") == said for line in sources.splitlines()
+                              for p in sentences(line))
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -843,6 +854,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return (None if out is None else lead + out), why
     if any(opener.fullmatch(sentence) and not fits.search(message) for opener, fits in _OPENERS):
         return None, "cut an opener the message gives no reason for"  # '不客气！' alone, to '嗯嗯，懂了'
+    if sources is not None and repeats_a_question(sentence, sources):
+        return None, "cut a question of the user's said back"
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
@@ -946,8 +959,12 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         said = language(message) or "en"
         # what the question is about: its words, less the user and the time it asks at ("现在" of
         # "我现在在哪里工作？" is in "她现在在阳光小学读书", which is not about work: the new-user trial got it)
-        asked = grounding_units(_ASKS_TIME.sub(" ", re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message,
-                                                           flags=re.IGNORECASE)))
+        # and less the words that ask what kind of answer ("old" of "How old am I?" is in "I drive an old blue
+        # Skoda", which says no age: a third new user's trial got that car as the answer)
+        asking = _ASKS_TIME.sub(" ", re.sub(r"我们?|\b(?:I|my|me|mine)\b", " ", message, flags=re.IGNORECASE))
+        for pattern in ASKED_SLOTS.values():
+            asking = pattern.sub(" ", asking)
+        asked = grounding_units(asking)
         about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
         # none shares a word with the question, but the model's cut answer drew on one: "You ride your Brompton to
         # work every day." for "How do I get to work?" beside "I commute by bike, a green Brompton" (bench answers)

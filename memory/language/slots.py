@@ -125,7 +125,8 @@ PERSON_CANON = {"妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "�
 # statement gives it ("name", "how old").
 _ASKEDPERSON_EN = re.compile(r"\bmy\s+(?:\w+\s+)?(" + "|".join(PERSON_EN) + r")s?\b", re.IGNORECASE)
 _ASKEDPERSON_ZH = re.compile(r"我的?(" + "|".join(sorted(PERSON_ZH, key=len, reverse=True)) + ")")
-_ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
+# the words that ask for a name or an age (what kind of answer, not what it is about)
+ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
                 "age": re.compile(r"\bhow old\b|多大|几岁", re.IGNORECASE)}
 
 
@@ -135,7 +136,7 @@ def asked_slots(question: str) -> frozenset[str]:
     m = _ASKEDPERSON_EN.search(question) or _ASKEDPERSON_ZH.search(question)
     who = m.group(1).lower() if m else "self"
     names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
-    names |= {name for name, pattern in _ASKED_SLOTS.items() if pattern.search(question)}
+    names |= {name for name, pattern in ASKED_SLOTS.items() if pattern.search(question)}
     nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
     names |= {f"favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
     return frozenset(f"{PERSON_CANON.get(who, who)}:{name}" for name in names)

@@ -23,6 +23,7 @@ from memory.language.answers import (
     invented,
     off_topic,
     recites,
+    repeats_a_question,
     replacements,
     second_person,
     speaks_as_user,
@@ -1195,3 +1196,37 @@ def test_a_place_with_accented_letters_is_the_place_a_memory_names(place: str, w
     answer = f"你的{question[2:4]}Ingrid住在{place}。" if zh else f"Your {who} Ingrid lives in {place}."
     checked = check_answer(answer, question, sources="\n".join(facts), facts=facts)
     assert not any("nothing said" in c for c in checked.changes), checked
+
+
+_PSEUDO_NAME = st.from_regex(r"[A-Z][aeiou][bdklmnrstv][aeiou][bdklmnrstv]", fullmatch=True)
+
+
+@given(st.sampled_from(["restaurant", "colour", "film", "book", "drink"]),
+       st.sampled_from(["instrument do I play", "car do I drive", "city do I live in"]), _PSEUDO_NAME)
+def test_the_users_earlier_questions_said_back_are_cut(favourite: str, asked: str, name: str) -> None:
+    """A third new user's trial: "Oh and I sold the Skoda and bought a white Kia Niro." got "Got it. What's my
+    favourite restaurant? What instrument do I play?": the session's earlier questions, copied from the window."""
+    window = [f"What's my favourite {favourite}?", "You haven't told me that.", f"What {asked}?"]
+    message = f"I adopted a dog called {name}."
+    answer = f"Got it. What's my favourite {favourite}? What {asked}?"
+    checked = check_answer(answer, message, sources="\n".join([message, *window]), facts=[message])
+    assert checked.text == "Got it.", checked
+    # the assistant's own question is its own
+    assert repeats_a_question(f"Shall I remember {name} for you?", "\n".join([message, *window])) is False
+
+
+@given(st.sampled_from(["an old blue Skoda", "an old red bike", "an old piano", "an old grey Volvo"]),
+       st.sampled_from([("How old am I?", "en"), ("我几岁了？", "zh"), ("What's my name?", "en"),
+                        ("我叫什么名字？", "zh")]))
+def test_the_words_that_ask_for_an_age_or_a_name_find_no_memory_by_themselves(thing: str,
+                                                                             asked: tuple[str, str]) -> None:
+    """A third new user's trial: "How old am I?" (never told) got "I'm not sure; what I remember is: You drive an
+    old blue Skoda octavia.": "old" asks for an age and says nothing of what the answer is about."""
+    message, lang = asked
+    memory = f"I drive {thing}, its name is Rusty." if "name" not in message and "名字" not in message else \
+        f"I drive {thing}."
+    facts = [memory, message]
+    invented_answer = {"How old am I?": "You are 40 years old.", "我几岁了？": "你今年40岁。",
+                       "What's my name?": "Your name is Zed Quill.", "我叫什么名字？": "你叫Zed。"}[message]
+    checked = check_answer(invented_answer, message, sources="\n".join(facts), facts=facts)
+    assert checked.text == NOT_TOLD[lang], checked
