@@ -834,6 +834,31 @@ def repeats_a_question(sentence: str, sources: str) -> bool:
                               for p in sentences(line))
 
 
+_YOU_ARE = re.compile(r"^\W*(?:you're|you’re|you are)\s+(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)|^\W*你是"
+                      r"(?:一[个位名只辆把台])?([A-Za-z][\w'’-]*|[\u4e00-\u9fff]{2,4})", re.IGNORECASE)
+# the user saying who or what they are: "I'm …", "I work as …", "my name is …", "我是…", "我叫…", "我当…"
+_IDENTITY = (r"(?:\bI'm|\bI’m|\bI am|\bI was|\bI work as|\bI'm working as|\bmy name is|\bcall me|\bthe user is|"
+             r"我是|我叫|我当|我做)")
+
+
+def equates_the_user(sentence: str, sources: str) -> bool:
+    """Does ``sentence`` say the user is what a source names only as something of theirs ("You're Pistachio from
+    Porto" for "I have a grey cat called Pistachio", "You're a cello from Porto" for "I've played the cello for
+    twelve years", "You're an octavia…" for "I drive an old blue Skoda Octavia": a third new user's trial)? Judged
+    when the word after "you are" / "你是" is in a source and no source has the user say they are it ("I'm Maren
+    Holt", "I work as a marine biologist", "我是老师")."""
+    m = _YOU_ARE.match(sentence)
+    if m is None:
+        return False
+    word = m.group(1) or m.group(2)
+    named = rf"(?<!\w){re.escape(word)}(?!\w)" if word.isascii() else re.escape(word)
+    if word.lower().endswith("ing") or not grounding_units(word) or not re.search(named, sources, re.IGNORECASE):
+        return False
+    said_to_be = rf"{_IDENTITY}\s*(?:[\w'’-]+\s+){{0,3}}?{re.escape(word)}" if word.isascii() else \
+        rf"{_IDENTITY}[^，,。.！!？?]{{0,6}}{re.escape(word[:2])}"
+    return not re.search(said_to_be, sources, re.IGNORECASE)
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -856,6 +881,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut an opener the message gives no reason for"  # '不客气！' alone, to '嗯嗯，懂了'
     if sources is not None and repeats_a_question(sentence, sources):
         return None, "cut a question of the user's said back"
+    if sources is not None and equates_the_user(sentence, sources):
+        return None, "cut a sentence that says the user is one of their own things"
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memory.language.answers import (
@@ -1230,3 +1230,24 @@ def test_the_words_that_ask_for_an_age_or_a_name_find_no_memory_by_themselves(th
                        "What's my name?": "Your name is Zed Quill.", "我叫什么名字？": "你叫Zed。"}[message]
     checked = check_answer(invented_answer, message, sources="\n".join(facts), facts=facts)
     assert checked.text == NOT_TOLD[lang], checked
+
+
+@given(_PSEUDO_NAME, _PSEUDO_NAME, st.sampled_from(["cat", "dog", "parrot", "tortoise"]),
+       st.sampled_from(["cello", "oboe", "banjo", "harp"]), st.sampled_from(["nurse", "pilot", "baker", "chemist"]))
+def test_the_user_is_never_said_to_be_one_of_their_own_things(pet: str, me: str, animal: str, instrument: str,
+                                                              job: str) -> None:
+    """A third new user's trial: "You're Pistachio from Porto" (the cat), "You're a cello from Porto.", "You're an
+    octavia…" (the car). Who the user said they are stays: their name, their job."""
+    from memory.language.answers import equates_the_user
+
+    assume(pet != me)
+    sources = (f"I have a grey {animal} called {pet}, and I've played the {instrument} for years.\n"
+               f"I'm {me} Holt and I work as a {job} in Porto.")
+    assert equates_the_user(f"You're {pet} from Porto!", sources)
+    assert equates_the_user(f"You're a {instrument} from Porto.", sources)
+    assert not equates_the_user(f"You're {me} Holt from Porto.", sources)
+    assert not equates_the_user(f"You are a {job}.", sources)
+    assert not equates_the_user("You're in Porto.", sources) and not equates_the_user("You're welcome!", sources)
+    message = f"I have a grey {animal} called {pet}."
+    checked = check_answer(f"You're {pet} from Porto!", message, sources=sources + "\n" + message, facts=[message])
+    assert pet not in checked.text, checked
