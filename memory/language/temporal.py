@@ -624,12 +624,15 @@ _PRESENT = re.compile(
 # Asking about the past (a window is found separately): age must not bury the memory asked about.
 _PAST = re.compile(
     r"\b(when did|when was|when were|what date|what day|which day|how long ago|ago|used to|back then|"
-    r"earlier|first time|last time|previously|before|formerly|originally|ever|remember|recall|"
+    r"earlier|first time|last time|previously|before|formerly|originally|ever|"
     r"did i (?:tell|say|mention)|"
     r"i (?:told|said|mentioned))\b"
-    r"|什么时候|哪天|哪一天|几号|几月|那天|那次|上次|以前|之前|曾经|当时|过去|记得|说过|提到过|提过",
+    r"|什么时候|哪天|哪一天|几号|几月|那天|那次|上次|以前|之前|曾经|当时|过去|说过|提到过|提过",
     re.IGNORECASE,
 )
+# Asking what is remembered of something ("Do you remember where I parked?"): the past; not of the user in general
+# ("What do you remember about me?", "你记得我什么？": what is true of them, newest first)
+_REMEMBERING = re.compile(r"\b(?:remember|recall)\b|记得", re.IGNORECASE)
 
 
 def present_words() -> re.Pattern[str]:
@@ -646,4 +649,8 @@ def time_intent(text: str) -> TimeIntent | None:
         return "present"
     if _PAST.search(text):
         return "past"
+    if _REMEMBERING.search(text):
+        from memory.language.answers import asks_what_is_remembered  # (it imports this module)
+
+        return None if asks_what_is_remembered(text) else "past"
     return None

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.errors import InvalidInputError
-from memory.language.temporal import parse_time_window
+from memory.language.temporal import parse_time_window, time_intent
 from memory.long_term import TimeWindow
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -380,3 +380,16 @@ def test_plans_in_the_near_future_are_dated_ahead(text: str, start: datetime, en
 @pytest.mark.parametrize("text", ["以后天天跑步", "我下午要开会"])
 def test_words_that_only_look_like_the_future_name_no_day(text: str) -> None:
     assert parse_time_window(text, THURSDAY) is None
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("What do you remember about me?", None), ("你记得我什么？", None), ("What else do you remember about me?", None),
+    ("你还记得我哪些事？", None), ("Do you remember where I parked?", "past"), ("你还记得我去年去哪了吗？", "past"),
+    ("What did I tell you before?", "past"),
+])
+def test_what_is_remembered_of_the_user_in_general_is_no_question_about_the_past(question: str,
+                                                                                  intent: str | None) -> None:
+    """A third new user's trial: "What do you remember about me?" was a question about the past, so recall kept the
+    replaced "I live in Porto" unmarked and first, and the answer said it. What is remembered of the user in general
+    is what is true of them now; what is remembered of something is still the past."""
+    assert time_intent(question) == intent
