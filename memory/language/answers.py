@@ -26,7 +26,7 @@ from memory.language.meaning import (
     without_marks,
 )
 from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, single_valued_slots
-from memory.language.temporal import parse_time_window, time_intent
+from memory.language.temporal import about_the_user_in_general, parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import chinese_names, grounding_units
 
@@ -476,9 +476,6 @@ REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定
 RECALLED = {"en": "What I remember: ", "zh": "我记得："}  # to "What do you remember about me?"
 # the verbs of remembering and knowing, and the words of a question about the user in general: what is left of
 # "What do you remember about me?" / "你记得我什么？" / "Tell me what you know about me" without them is nothing
-_ABOUT_ME_IN_GENERAL = re.compile(r"\b(?:remember|recall|know|knew|tell|say|about|me|myself|you|do|does|what|"
-                                  r"anything|everything|else|so far|all)\b|记得|知道|记住|了解|关于|你|我|什么|都|"
-                                  r"还|有|哪些|些|事情?|吗|呢|说说|告诉", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -688,7 +685,7 @@ def asks_what_is_remembered(message: str) -> bool:
     """Does ``message`` ask what is remembered about the user, in general ("What do you remember about me?", "你记得
     我什么？", "What else do you know about me?"): a question of knowing about the user and nothing else?"""
     return asks(message) and bool(re.search(r"\b(?:remember|know|recall)\b|记得|知道|了解", message, re.IGNORECASE)) \
-        and not grounding_units(_ABOUT_ME_IN_GENERAL.sub(" ", message))
+        and about_the_user_in_general(message)
 
 
 def says_only_the_question(sentence: str, message: str) -> bool:

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
 from memory.language.slots import AGE
+from memory.language.words import grounding_units
 
 
 @dataclass(frozen=True)
@@ -650,7 +651,16 @@ def time_intent(text: str) -> TimeIntent | None:
     if _PAST.search(text):
         return "past"
     if _REMEMBERING.search(text):
-        from memory.language.answers import asks_what_is_remembered  # (it imports this module)
-
-        return None if asks_what_is_remembered(text) else "past"
+        return None if about_the_user_in_general(text) else "past"
     return None
+
+
+_ABOUT_ME_IN_GENERAL = re.compile(r"\b(?:remember|recall|know|knew|tell|say|about|me|myself|you|do|does|what|"
+                                  r"anything|everything|else|so far|all)\b|记得|知道|记住|了解|关于|你|我|什么|都|"
+                                  r"还|有|哪些|些|事情?|吗|呢|说说|告诉", re.IGNORECASE)
+
+
+def about_the_user_in_general(text: str) -> bool:
+    """Does ``text`` name nothing but the user and knowing or telling ("What do you remember about me?", "你还记得我
+    哪些事？")? No thing, person or time of its own."""
+    return not grounding_units(_ABOUT_ME_IN_GENERAL.sub(" ", text))
