@@ -299,7 +299,7 @@ def respaced(candidate: str, message: str) -> str:
         if user is None:
             return joined.get(word.lower(), word)
         if word[1:] != user[1:] or (word[:1].islower() and user[:1].isupper()):  # "octavia" for "Octavia" too
-            return user
+            return str(user)
         return word  # "My" for "my" at a sentence's start stays
 
     return _WORD.sub(fix, candidate)
