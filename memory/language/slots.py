@@ -10,6 +10,9 @@ the persons (:mod:`memory.language.links`, :mod:`memory.recall`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+
+from memory.language.words import chinese_name_after, names_a_person_first
 
 PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
              "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
@@ -21,6 +24,7 @@ PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太
              "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
              "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
 # The user, speaking ("I", "my", "我"), and as an extractor names them ("The user lives in…", "用户住在…").
+CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
 THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
 # The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
@@ -87,6 +91,7 @@ _INTRODUCES_ZH = re.compile(r"^\W*(?:我|用户)有(?:一个|一位|个|位|两�
 
 
 def person(text: str) -> str:
+    """Whom ``text`` is about: a kinship word ("sister", "妹妹"), or "self"."""
     m = _OWNER_EN.search(text) or _INTRODUCES_EN.search(text)
     if m:
         return m.group(1).lower()
@@ -160,10 +165,37 @@ def single_valued_slots(text: str) -> frozenset[str]:
     return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
 
 
-def holds(text: str, asked: frozenset[str]) -> bool:
+def aliases(texts: Sequence[str]) -> dict[str, str]:
+    """Names the user's own words give a kinship word ("My sister Ingrid…", "我妹妹英格丽…": "ingrid" and "英格丽" are
+    "sister"), from ``texts`` (memories): a name given two kinship words is nobody's alias."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        who = person(text)
+        kin = PERSON_CANON.get(who, who)
+        if kin not in PERSON_CANON.values():
+            continue
+        after = re.search(r"\b" + re.escape(who) + r"s?\s+([A-Z][a-z]+)\b", text, re.IGNORECASE) if who.isascii() \
+            else None
+        name = after.group(1).lower() if after and after.group(1)[0].isupper() else chinese_name_after(text, who)
+        if name:
+            found.setdefault(name, set()).add(kin)
+    return {name: next(iter(kins)) for name, kins in found.items() if len(kins) == 1}
+
+
+def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = None) -> bool:
     """Does ``text`` hold one of the ``asked`` slots (:func:`asked_slots`)? The slot table reads a sentence that
     names nobody as the user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory
-    about the user says so ("I", "我", "the user")."""
-    found = held_slots(text) & asked
+    about the user says so ("I", "我", "the user"). A Chinese sentence opening with a name is about that name
+    ("英格丽不当放射科医生了": jieba's part of speech), and with ``alias`` (:func:`aliases`), a name's kinship word:
+    "英格丽:work" is "sister:work" where a memory says "我妹妹英格丽" (a third new user's trial: the sister's new
+    job, read as the user's, was never recalled for "What does my sister do now?")."""
+    held = held_slots(text)
+    opening = names_a_person_first(text) if CJK_CHAR.search(text) else None
+    if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work"
+        held = frozenset(k.replace("self:", f"{opening}:", 1) if k.startswith("self:") else k for k in held)
+    if alias:
+        held = frozenset(f"{alias.get(who.lower(), who)}:{name}" for who, _, name in
+                         (k.partition(":") for k in held))
+    found = held & asked
     return bool(found) and (any(not k.startswith("self:") for k in found)
                             or bool(FIRST_PERSON.search(text) or THE_USER.search(text)))

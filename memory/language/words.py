@@ -99,6 +99,15 @@ def names_a_person_first(text: str) -> str | None:
     return first[0] if first is not None and first[1] == "nr" else None
 
 
+def chinese_name_after(text: str, word: str) -> str | None:
+    """The person's name right after ``word`` in a Chinese ``text`` ("英格丽" of "我妹妹英格丽有两个孩子" after "妹妹":
+    jieba's part of speech nr), or None."""
+    at = text.find(word)
+    if at < 0:
+        return None
+    return names_a_person_first(text[at + len(word):])
+
+
 # jieba's parts of speech for proper names: a person (nr, nrt: transliterated, nrfg), a place (ns), an organisation
 # (nt), another proper noun (nz)
 _PROPER_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})

@@ -733,3 +733,26 @@ def test_now_closing_how_long_a_state_lasted_is_no_change(text: str, change: boo
     from memory.language.change import says_change
 
     assert says_change(text) is change
+
+
+@given(zh=st.sampled_from(["英格丽", "安娜", "玛丽亚", "卡洛斯"]),
+       en=st.from_regex(r"[A-Z][aeiou][bdklmnrstv]{2}[aeiou]", fullmatch=True),
+       kin=st.sampled_from([("sister", "妹妹"), ("brother", "哥哥"), ("wife", "妻子")]),
+       job=st.sampled_from(["滑雪教练", "厨师", "飞行员"]))
+def test_a_name_the_memories_give_a_kinship_word_is_that_person_in_either_language(zh: str, en: str,
+                                                                                 kin: tuple[str, str],
+                                                                                 job: str) -> None:
+    """A third new user's trial: "英格丽不当放射科医生了，她现在是滑雪教练。" was read as the user's job ("self:work")
+    and never recalled for "What does my sister do for work now?". The memories say who 英格丽 is ("我妹妹英格丽有两个
+    孩子", "My sister Ingrid lives in Tromsø"): her job is the sister's, and not the user's."""
+    from memory.language.slots import aliases, asked_slots, holds
+
+    memories = [f"My {kin[0]} {en} lives in Tromsø and works as a radiologist.", f"我{kin[1]}{zh}有两个孩子。",
+                "I'm Maren, I live in Porto."]
+    change = f"{zh}不当放射科医生了，现在是{job}。"
+    alias = aliases(memories)
+    assert alias == {en.lower(): kin[0], zh: kin[0]}
+    assert holds(change, asked_slots(f"What does my {kin[0]} do for work now?"), alias)
+    assert holds(change, asked_slots(f"我{kin[1]}现在做什么工作？"), alias)
+    assert not holds(change, asked_slots("我现在做什么工作？"), alias)
+    assert not holds(change, asked_slots("What do I do for work?"))
