@@ -368,7 +368,12 @@ def takes_over(sentence: str, facts: Sequence[str]) -> bool:
     whose)? Turned to the user it would say "You work at Google" (the new-user trial); it is cut instead."""
     bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
     units = grounding_units(bare)
-    restated = [f for f in facts if units and len(units & grounding_units(f)) * 2 >= len(units)]
+    shared = [len(units & grounding_units(f)) for f in facts]
+    best = max(shared, default=0)
+    # what it restates is what it shares the most with: "I work as a radiologist" restates the sister's "…works as
+    # a radiologist", not the user's "I work as a marine biologist", which shares only "work" (a third new user's
+    # trial: turned to the user, the sister's job became theirs)
+    restated = [f for f, n in zip(facts, shared, strict=True) if units and n == best and n * 2 >= len(units)]
     return bool(restated) and not any(same_holder(sentence, f) for f in restated)
 
 
@@ -923,6 +928,10 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         if takes_over(sentence, facts):
             return None, "cut a sentence that makes the user the one another person's fact is about"
         turned = second_person(sentence)
+        if turned != sentence and given_to_the_user(turned, facts):
+            # turned to the user, it says another person's fact of them: "Your sister lives in Tromsø, where I work
+            # as a radiologist." became "…where you work as a radiologist." (a third new user's trial)
+            return None, "cut a sentence that makes the user the one another person's fact is about"
         if turned != sentence:
             return turned, "said to the user, not as the user"
     return sentence, ""

@@ -1251,3 +1251,19 @@ def test_the_user_is_never_said_to_be_one_of_their_own_things(pet: str, me: str,
     message = f"I have a grey {animal} called {pet}."
     checked = check_answer(f"You're {pet} from Porto!", message, sources=sources + "\n" + message, facts=[message])
     assert pet not in checked.text, checked
+
+
+@given(st.sampled_from(["sister", "brother", "cousin"]), _PSEUDO_NAME,
+       st.sampled_from(["a radiologist", "a welder", "an actuary"]),
+       st.sampled_from(["a marine biologist", "a librarian", "a tram driver"]))
+def test_another_persons_job_said_in_the_users_voice_is_not_turned_into_the_users(who: str, name: str, theirs: str,
+                                                                                 mine: str) -> None:
+    """A third new user's trial: "…where I work as a radiologist." (the sister's job) was turned to "…where you work
+    as a radiologist.": the user's own job memory shares "work" with it, and was taken for what it restated."""
+    facts = [f"My {who} {name} lives in Tromsø and works as {theirs}.", f"I work as {mine} at the city aquarium.",
+             f"What does my {who} do?"]
+    checked = check_answer(f"I work as {theirs}.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert f"you work as {theirs}" not in checked.text.lower(), checked
+    asked = [*facts[:2], "What do I do?"]
+    assert check_answer(f"I work as {mine}.", asked[-1], sources="\n".join(asked), facts=asked).text == \
+        f"You work as {mine}."
