@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
+from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
 from memory.language.links import holders, same_holder
 from memory.language.meaning import (
@@ -836,7 +837,9 @@ def repeats_a_question(sentence: str, sources: str) -> bool:
                               for p in sentences(line))
 
 
-_YOU_ARE = re.compile(r"^\W*(?:you're|you’re|you are)\s+(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)|^\W*你是"
+# "You're Pistachio from Porto", "You're a cello.": the word is what the user is said to be (not "a Lyon resident")
+_YOU_ARE = re.compile(r"^\W*(?:you're|you’re|you are)\s+(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)"
+                      r"(?=\s*(?:[,.!?;:]|$)|\s+(?:from|in|at|with|and|who|that|of)\b)|^\W*你是"
                       r"(?:一[个位名只辆把台])?([A-Za-z][\w'’-]*|[\u4e00-\u9fff]{2,4})", re.IGNORECASE)
 # the user saying who or what they are: "I'm …", "I work as …", "my name is …", "我是…", "我叫…", "我当…"
 _IDENTITY = (r"(?:\bI'm|\bI’m|\bI am|\bI was|\bI work as|\bI'm working as|\bmy name is|\bcall me|\bthe user is|"
@@ -998,7 +1001,11 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         for pattern in ASKED_SLOTS.values():
             asking = pattern.sub(" ", asking)
         asked = grounding_units(asking)
-        about = next((f for f in facts[:-1] if asked & grounding_units(f)), None)
+        # about whom it asks first: "Where am I living these days?" beside "My sister Ingrid lives in Tromsø" (ranked
+        # first) and "I moved to Lyon last month!" is the move (a third new user's trial got the sister's home)
+        changed = changes_of(message)  # "I moved to Lyon" states a change of where the user lives, sharing no word
+        sharing = [f for f in facts[:-1] if asked & grounding_units(f) or any(c.search(f) for c in changed)]
+        about = next((f for f in sharing if same_holder(message, f, known=True)), sharing[0] if sharing else None)
         # none shares a word with the question, but the model's cut answer drew on one: "You ride your Brompton to
         # work every day." for "How do I get to work?" beside "I commute by bike, a green Brompton" (bench answers)
         drew = _impersonal_units(" ".join(embellished)) - _impersonal_units(message)

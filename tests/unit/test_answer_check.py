@@ -1248,6 +1248,7 @@ def test_the_user_is_never_said_to_be_one_of_their_own_things(pet: str, me: str,
     assert not equates_the_user(f"You're {me} Holt from Porto.", sources)
     assert not equates_the_user(f"You are a {job}.", sources)
     assert not equates_the_user("You're in Porto.", sources) and not equates_the_user("You're welcome!", sources)
+    assert not equates_the_user("You're a Porto resident now.", sources)  # what the user is, said of a place
     message = f"I have a grey {animal} called {pet}."
     checked = check_answer(f"You're {pet} from Porto!", message, sources=sources + "\n" + message, facts=[message])
     assert pet not in checked.text, checked
@@ -1267,3 +1268,15 @@ def test_another_persons_job_said_in_the_users_voice_is_not_turned_into_the_user
     asked = [*facts[:2], "What do I do?"]
     assert check_answer(f"I work as {mine}.", asked[-1], sources="\n".join(asked), facts=asked).text == \
         f"You work as {mine}."
+
+
+@given(st.sampled_from(["sister", "brother", "neighbour"]), _PSEUDO_NAME,
+       st.sampled_from(["Lyon", "Tromsø", "Graz", "Bergen"]), st.sampled_from(["Porto", "Kyiv", "Turin"]))
+def test_the_plain_answer_to_a_question_about_the_user_quotes_the_users_memory(who: str, name: str, theirs: str,
+                                                                              mine: str) -> None:
+    """A third new user's trial: "Hey, where am I living these days?" got "I'm not sure; what I remember is: Your
+    sister Ingrid lives in Tromsø…", recall's first memory sharing "live", over the user's own move."""
+    facts = [f"My {who} {name} lives in {theirs} and works as a radiologist.", f"I moved to {mine} last month!",
+             "Hey, where am I living these days?"]
+    checked = check_answer(f"You're {name}, living in {theirs}.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert theirs not in checked.text and mine in checked.text, checked
