@@ -529,8 +529,9 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     should I cook tonight?") is about neither. A sentence that shares any such word with a source stands (a
     paraphrase keeps some), and so does one with no content beyond the question, or one in the assistant's own
     first person ("I'm doing well today"). Numbers are :func:`invented`'s to judge: a date the time hint gives
-    supports no weather. Not judged when a memory is in another language than the sentence (a translation shares
-    no word)."""
+    supports no weather. A question about the user's life is not judged when a memory is in another language than
+    the sentence (a translation shares no word); one about the world is ("The weather is clear and mild." for "What's
+    the weather like in Lyon today?" beside a Chinese memory: a third new user's trial)."""
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
             _ASKS_TIME.search(message) or time_intent(message) == "present" or _asks_of_the_users_life(message)):
         return False
@@ -540,8 +541,8 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
             negations(sentence) or not speaks_as_user(sentence, facts)):
         return False
     said = language(sentence)
-    if any(language(f) not in ("", said) for f in facts[:-1]):
-        return False
+    if _asks_of_the_users_life(message) and any(language(f) not in ("", said) for f in facts[:-1]):
+        return False  # a memory in the other language may be what it translates; the weather or the news is none
     # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
     # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)
     timeless = _SAYS_WHEN.sub(" ", _ASKS_TIME.sub(" ", _TIME_SAID.sub(" ", sentence)))
@@ -617,9 +618,14 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
     "It was a wonderful experience sailing around Crete!" for "sweet", "你哥哥李伟是一名飞行员。" for "来了来了",
     "You are getting married in June." (the friend is) for "quick question". A reply to what was said shares its
     words ("Got it, you moved to Hangzhou." for "I live in Hangzhou now."); one that shares nothing with anything
-    ("Hi! How can I help?") is not judged here. Not judged in another language than the message."""
+    ("Hi! How can I help?") is not judged here. Not judged in another language than the message. A question about
+    the world today (the news, the weather) is judged as a statement is."""
     memories = facts[:-1]
-    if not memories or asks(message) or language(message) not in ("", language(sentence)):
+    # a question about the world today (the news, the weather) is no question about a memory either: "你妹妹英格丽有
+    # 两个孩子。" for "今天有什么新闻？" (a third new user's trial)
+    of_the_world = asks(message) and bool(_ASKS_TIME.search(message)) and not _asks_of_the_users_life(message) \
+        and not asks_the_time(message)
+    if not memories or (asks(message) and not of_the_world) or language(message) not in ("", language(sentence)):
         return False
     units = _impersonal_units(sentence)
     return bool(units) and not units & _impersonal_units(message) and any(units & _impersonal_units(m)

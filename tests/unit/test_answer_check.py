@@ -1280,3 +1280,30 @@ def test_the_plain_answer_to_a_question_about_the_user_quotes_the_users_memory(w
              "Hey, where am I living these days?"]
     checked = check_answer(f"You're {name}, living in {theirs}.", facts[-1], sources="\n".join(facts), facts=facts)
     assert theirs not in checked.text and mine in checked.text, checked
+
+
+@given(st.sampled_from(["Lyon", "Graz", "Bergen", "Kyiv"]), st.sampled_from(["clear and mild", "rainy and cold",
+                                                                          "sunny and warm"]),
+       st.sampled_from(["我妹妹有两个孩子。", "我在一家报社当数据记者。", "我养了一只猫。"]))
+def test_the_weather_is_not_asserted_beside_a_memory_in_the_other_language(city: str, weather: str,
+                                                                           memory: str) -> None:
+    """A third new user's trial: "What's the weather like in Lyon today?" got "The weather is clear and mild.": the
+    check stood down because a recalled memory was in Chinese (it could have been what the sentence translates)."""
+    facts = [memory, f"I moved to {city} last month!", f"What's the weather like in {city} today?"]
+    checked = check_answer(f"The weather is {weather}.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert weather not in checked.text, checked
+
+
+@given(st.sampled_from([("今天有什么新闻？", "zh"), ("What's the news today?", "en")]),
+       st.sampled_from([("我妹妹英格丽有两个孩子。", "你妹妹英格丽有两个孩子。", "My sister Ingrid has two kids.",
+                         "Your sister Ingrid has two kids."),
+                        ("我养了一只灰猫叫开心果。", "你养了一只灰猫叫开心果。", "I have a grey cat called Pistachio.",
+                         "You have a grey cat called Pistachio.")]))
+def test_a_memory_read_out_to_a_question_about_the_world_is_cut(asked: tuple[str, str],
+                                                                said: tuple[str, str, str, str]) -> None:
+    """A third new user's trial: "今天有什么新闻？" got "你妹妹英格丽有两个孩子。"."""
+    message, lang = asked
+    memory, answer = (said[0], said[1]) if lang == "zh" else (said[2], said[3])
+    facts = [memory, message]
+    checked = check_answer(answer, message, sources="\n".join(facts), facts=facts)
+    assert checked.text == NOT_TOLD[lang], checked
