@@ -18,6 +18,7 @@ from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
 from memory.language.links import holders, same_holder
 from memory.language.meaning import (
+    EN_NUMERALS,
     FUNCTION_CHARS,
     clauses,
     marks,
@@ -870,6 +871,11 @@ def equates_the_user(sentence: str, sources: str) -> bool:
     return not re.search(said_to_be, sources, re.IGNORECASE)
 
 
+# an English number word in a Chinese sentence, next to its Chinese ("twelve年"): said in figures
+_EN_NUMBER_IN_ZH = re.compile(r"\s*(?<![A-Za-z])(" + "|".join(EN_NUMERALS) + r")(?![A-Za-z])\s*(?=[\u4e00-\u9fff])",
+                              re.IGNORECASE)
+
+
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                    replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
@@ -879,6 +885,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if not any(c.isalnum() for c in sentence):
         return None, ""
     sentence = spaced(sentence)
+    if language(sentence) == "zh":  # "你拉大提琴的时间是 twelve年。" (a third new user's trial): a number in figures
+        sentence = _EN_NUMBER_IN_ZH.sub(lambda m: str(EN_NUMERALS[m.group(1).lower()]), sentence)
     stripped = sentence.lstrip()
     own = _own_opening(sentence)
     if own is not None:

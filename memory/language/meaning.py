@@ -180,20 +180,20 @@ def substituted(candidate: str, clause: str, message: str) -> str | None:
 
 
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
-_EN_NUMERAL = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+EN_NUMERALS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
                "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
                "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
 _QUANTITY = re.compile(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(\s*个)?(\S?)|([{_ZH_NUMERAL}]+)(个)?(\S?)|"
-                       rf"\b({'|'.join(_EN_NUMERAL)})\b", re.IGNORECASE)
+                       rf"\b({'|'.join(EN_NUMERALS)})\b", re.IGNORECASE)
 
 
 def _value(numeral: str) -> str:
     """A numeral's value as digits: "30", "三十", "thirty" are "30"; one it cannot read stays as written."""
     if numeral.replace(",", "").replace(".", "", 1).isdigit():
         return str(float(numeral.replace(",", ""))).removesuffix(".0")
-    if numeral.lower() in _EN_NUMERAL:
-        return str(_EN_NUMERAL[numeral.lower()])
+    if numeral.lower() in EN_NUMERALS:
+        return str(EN_NUMERALS[numeral.lower()])
     digits = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
     total, section, digit, unit = 0, 0, 0, 1
     for ch in numeral:

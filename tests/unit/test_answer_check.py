@@ -1307,3 +1307,15 @@ def test_a_memory_read_out_to_a_question_about_the_world_is_cut(asked: tuple[str
     facts = [memory, message]
     checked = check_answer(answer, message, sources="\n".join(facts), facts=facts)
     assert checked.text == NOT_TOLD[lang], checked
+
+
+@given(st.integers(2, 12), st.sampled_from(["年", "个月", "岁"]))
+def test_an_english_number_word_in_a_chinese_answer_is_said_in_figures(n: int, unit: str) -> None:
+    """A third new user's trial: "我拉大提琴多久了？" got "你拉大提琴的时间是 twelve年。" from "I've played the cello
+    for twelve years."."""
+    from memory.language.meaning import EN_NUMERALS
+
+    word = next(w for w, v in EN_NUMERALS.items() if v == n)
+    facts = [f"I've played the cello for {word} years.", "我拉大提琴多久了？"]
+    checked = check_answer(f"你拉大提琴的时间是 {word}{unit}。", facts[-1], sources="\n".join(facts), facts=facts)
+    assert (word not in checked.text and f"{n}{unit}" in checked.text) or "不知道" in checked.text, checked
