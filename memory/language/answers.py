@@ -619,14 +619,16 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
     "It was a wonderful experience sailing around Crete!" for "sweet", "你哥哥李伟是一名飞行员。" for "来了来了",
     "You are getting married in June." (the friend is) for "quick question". A reply to what was said shares its
     words ("Got it, you moved to Hangzhou." for "I live in Hangzhou now."); one that shares nothing with anything
-    ("Hi! How can I help?") is not judged here. Not judged in another language than the message. A question about
-    the world today (the news, the weather) is judged as a statement is."""
+    ("Hi! How can I help?") is not judged here. In another language than the message it shares none of its words:
+    a memory read out in English to a Chinese statement is one ("你've played the cello for twelve years。" to "我妹妹
+    英格丽有两个孩子。", a third new user's trial's replay). A question about the world today (the news, the
+    weather) is judged as a statement is."""
     memories = facts[:-1]
     # a question about the world today (the news, the weather) is no question about a memory either: "你妹妹英格丽有
     # 两个孩子。" for "今天有什么新闻？" (a third new user's trial)
     of_the_world = asks(message) and bool(_ASKS_TIME.search(message)) and not _asks_of_the_users_life(message) \
         and not asks_the_time(message)
-    if not memories or (asks(message) and not of_the_world) or language(message) not in ("", language(sentence)):
+    if not memories or (asks(message) and not of_the_world):
         return False
     units = _impersonal_units(sentence)
     return bool(units) and not units & _impersonal_units(message) and any(units & _impersonal_units(m)

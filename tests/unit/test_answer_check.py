@@ -578,11 +578,21 @@ def test_small_talk_is_not_answered_with_a_memory(topic: str, value: str, zh_top
     ("Hi! How can I help?", "hi"),  # shares nothing with any memory
     ("Nice, Tom must be proud.", "Tom got promoted."),
     ("Where do you live?", "Where do I live?"),  # a question is off_topic's to judge
-    ("你住在杭州。", "lol ok"),  # another language than the message
 ])
 def test_what_recites_does_not_judge(sentence: str, message: str) -> None:
     assert not recites(sentence, message, ["I live in Hangzhou.", "My brother Tom works at Google.", "我住在杭州。",
                                            message])
+
+
+@pytest.mark.parametrize(("sentence", "message"), [
+    ("你住在杭州。", "lol ok"), ("你've played the cello for twelve years。", "我妹妹英格丽有两个孩子。"),
+    ("You live in Porto.", "我妹妹英格丽有两个孩子。")])
+def test_a_memory_read_out_in_the_other_language_is_recited(sentence: str, message: str) -> None:
+    """A third new user's trial's replay: "我妹妹英格丽有两个孩子。" got "你've played the cello for twelve years。你
+    live in Porto。": two memories read out, in English, to a Chinese statement. It shares no word with the message
+    in any language; it was not judged, as another language than the message's."""
+    facts = ["I live in Porto.", "I've played the cello for twelve years.", "我住在杭州。", message]
+    assert recites(sentence, message, facts)
 
 
 @pytest.mark.parametrize(("answer", "message", "plain"), [
