@@ -23,6 +23,7 @@ from memory.language.meaning import (
     clauses,
     marks,
     negations,
+    quantities,
     said_units,
     source_clause,
     without_marks,
@@ -207,8 +208,10 @@ _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line
 
 
 def _digits(text: str) -> set[str]:
-    """The numbers ``text`` writes, each also without its leading zeros ("04" of "10:04" is the "4" of "10点4分")."""
+    """The numbers ``text`` writes, each also without its leading zeros ("04" of "10:04" is the "4" of "10点4分"), and
+    the values of the numbers it says in words ("twelve", "十二")."""
     found = {n.replace(",", "") for n in _NUMBER.findall(text)} | set(re.findall(r"\d+", text))
+    found |= {value for value, _ in quantities(text)}  # "twelve" and "十二" are 12: an answer may write it so
     return found | {n.lstrip("0") or "0" for n in found if n.replace(":", "").isdigit()}  # "05:46" is "5:46"
 
 

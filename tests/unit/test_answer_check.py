@@ -1328,4 +1328,4 @@ def test_an_english_number_word_in_a_chinese_answer_is_said_in_figures(n: int, u
     word = next(w for w, v in EN_NUMERALS.items() if v == n)
     facts = [f"I've played the cello for {word} years.", "我拉大提琴多久了？"]
     checked = check_answer(f"你拉大提琴的时间是 {word}{unit}。", facts[-1], sources="\n".join(facts), facts=facts)
-    assert (word not in checked.text and f"{n}{unit}" in checked.text) or "不知道" in checked.text, checked
+    assert word not in checked.text and f"{n}{unit}" in checked.text, checked
