@@ -270,7 +270,12 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     out += [d for d in _WEEKDAY_ZH.findall(sentence) if _weekday(d) not in given]
     if cjk and chinese:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
         out += [w for w in chinese_names(sentence) if w not in sources and not set(w) <= set(sources)]
+    elif cjk:  # what a sentence quotes is a name whatever was asked: 被诊断为“不健康” (a reason nobody gave)
+        out += [w for w in _QUOTED_ZH.findall(sentence) if w not in sources and not set(w) <= set(sources)]
     return out
+
+
+_QUOTED_ZH = re.compile(r"[\"“「『《]([\u4e00-\u9fff]{1,20})[\"”」』》]")
 
 
 _FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself|we|we're|we’re|we've|"
@@ -484,8 +489,6 @@ NOT_TOLD = {"en": "You haven't told me that, so I don't know.", "zh": "你还没
 NOTED = {"en": "Got it.", "zh": "好的，知道了。"}
 REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定；我记得的是："}
 RECALLED = {"en": "What I remember: ", "zh": "我记得："}  # to "What do you remember about me?"
-# the verbs of remembering and knowing, and the words of a question about the user in general: what is left of
-# "What do you remember about me?" / "你记得我什么？" / "Tell me what you know about me" without them is nothing
 
 
 @dataclass(frozen=True)
@@ -634,8 +637,9 @@ def recites(sentence: str, message: str, facts: Sequence[str]) -> bool:
     if not memories or (asks(message) and not of_the_world):
         return False
     units = _impersonal_units(sentence)
-    return bool(units) and not units & _impersonal_units(message) and any(units & _impersonal_units(m)
-                                                                          for m in memories)
+    # a time word shared is no reply to what was said: "**现在**：你不在水族馆工作了。" to "…她现在是滑雪教练。"
+    timeless = _impersonal_units(_ASKS_TIME.sub(" ", sentence)) & _impersonal_units(_ASKS_TIME.sub(" ", message))
+    return bool(units) and not timeless and any(units & _impersonal_units(m) for m in memories)
 
 
 # the claim alone ("I know that.", "I already know!", "我早就知道了。"), not "I know it can be hard" nor "我知道了"
@@ -842,11 +846,14 @@ def repeats_a_question(sentence: str, sources: str) -> bool:
     """Is ``sentence`` a question in the first person that a source says word for word: a user's question of the
     session said back ("Got it. What's my favourite restaurant? What instrument do I play?" to "Oh and I sold the
     Skoda…", a third new user's trial: the session's earlier questions, copied)?"""
-    if not sentence.rstrip().endswith(("?", "？")) or not FIRST_PERSON.search(sentence):
+    if not sentence.rstrip().endswith(("?", "？")):
         return False
     said = normalized(sentence).rstrip("?？ ")
-    return bool(said) and any(normalized(p).rstrip("?？ ") == said for line in sources.splitlines()
-                              for p in sentences(line))
+    asked = [normalized(p).rstrip("?？ ") for line in sources.splitlines() for p in sentences(line)
+             if p.rstrip().endswith(("?", "？")) and FIRST_PERSON.search(p)]
+    # word for word, or a piece of one ("拉大提琴多久了？" of "我拉大提琴多久了？")
+    return bool(said) and ((FIRST_PERSON.search(sentence) is not None and said in asked)
+                           or (len(said) >= 4 and any(said in q and said != q for q in asked)))
 
 
 # "You're Pistachio from Porto", "You're a cello.": the word is what the user is said to be (not "a Lyon resident")
@@ -876,6 +883,7 @@ def equates_the_user(sentence: str, sources: str) -> bool:
     return not re.search(said_to_be, sources, re.IGNORECASE)
 
 
+_MARKDOWN = re.compile(r"\*\*|__|^\s*(?:[-*•]|\d{1,2}[.)])\s+(?=\S)|^\s*\d{1,2}[.)]\s*$")
 # an English number word in a Chinese sentence, next to its Chinese ("twelve年"): said in figures
 _EN_NUMBER_IN_ZH = re.compile(r"\s*(?<![A-Za-z])(" + "|".join(EN_NUMERALS) + r")(?![A-Za-z])\s*(?=[\u4e00-\u9fff])",
                               re.IGNORECASE)
@@ -889,7 +897,9 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     assistant's words and is judged by the rest ("what I remember is: I drove…" is not the user's voice)."""
     if not any(c.isalnum() for c in sentence):
         return None, ""
-    sentence = spaced(sentence)
+    sentence = _MARKDOWN.sub("", spaced(sentence))  # "**现在**：…", "3. ": a chat answer is plain text
+    if not any(c.isalnum() for c in sentence):
+        return None, ""
     if language(sentence) == "zh":  # "你拉大提琴的时间是 twelve年。" (a third new user's trial): a number in figures
         sentence = _EN_NUMBER_IN_ZH.sub(lambda m: str(EN_NUMERALS[m.group(1).lower()]), sentence)
     stripped = sentence.lstrip()

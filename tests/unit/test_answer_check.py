@@ -1329,3 +1329,26 @@ def test_an_english_number_word_in_a_chinese_answer_is_said_in_figures(n: int, u
     facts = [f"I've played the cello for {word} years.", "我拉大提琴多久了？"]
     checked = check_answer(f"你拉大提琴的时间是 {word}{unit}。", facts[-1], sources="\n".join(facts), facts=facts)
     assert word not in checked.text and f"{n}{unit}" in checked.text, checked
+
+
+@given(st.sampled_from(["英格丽", "安娜", "小林"]), st.sampled_from(["滑雪教练", "厨师", "飞行员"]),
+       st.sampled_from(["拉大提琴多久了？", "住在哪里？", "开什么车？"]))
+def test_a_markdown_list_of_recited_memories_invented_reasons_and_echoed_questions_is_cut(name: str, job: str,
+                                                                                          asked: str) -> None:
+    """A third new user's trial's replay: "英格丽不当放射科医生了，她现在是滑雪教练。" got a markdown list: "**现在**：
+    你不在水族馆工作了。" (the user's own job read out: it shares only 现在 with the message), "3. **英格丽…**：她在
+    工作中被诊断为“不健康”，因此…" (a quoted reason nobody gave) and "**拉大提琴多久了？" (a piece of the user's
+    earlier question)."""
+    message = f"{name}不当放射科医生了，她现在是{job}。"
+    facts = ["我不在水族馆工作了，现在在一家报社当数据记者", f"我妹妹{name}有两个孩子。", message]
+    answer = (f"你妹妹{name}不当放射科医生，她现在是{job}。\n**现在**：你不在水族馆工作了。\n3. **{name}不当放射科"
+              f"医生**：她在工作中被诊断为“不健康”，因此她现在是{job}。\n**{asked}")
+    checked = check_answer(answer, message, sources="\n".join([message, f"我{asked}", *facts]), facts=facts)
+    assert checked.text == f"你妹妹{name}不当放射科医生，她现在是{job}。", checked
+
+
+def test_markdown_marks_go_and_the_sentences_stay() -> None:
+    facts = ["I moved to Lyon.", "I bought a Kia.", "What do you know about where I live and what I drive?"]
+    checked = check_answer("1. You live in **Lyon**.\n2. You drive a Kia.", facts[-1], sources="\n".join(facts),
+                           facts=facts)
+    assert checked.text == "You live in Lyon.\nYou drive a Kia.", checked
