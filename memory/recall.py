@@ -165,6 +165,7 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     from memory.language.links import same_holder
 
     out: dict[str, frozenset[str]] = {}
+    alias = cache(lambda: aliases([m.memory.text for m in ranked]))  # "英格丽" is the sister of "My sister Ingrid"
     for r in ranked:
         if not says_change(r.memory.text) or (by_slot and r.breakdown.on_topic is False):
             continue
@@ -178,7 +179,7 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
             continue
         older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
                           and m.memory.id not in r.memory.follows
-                          and same_holder(r.memory.text, m.memory.text, known=True))
+                          and same_holder(r.memory.text, m.memory.text, known=True, alias=alias()))
         if older:
             out[r.memory.id] = older
     return out

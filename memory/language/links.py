@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.slots import FIRST_PERSON, PERSON_CANON, THE_USER, person, single_valued_slots, slots
-from memory.language.words import chinese_nouns, grounding_units, names_something
+from memory.language.words import chinese_nouns, grounding_units, names_a_person_first, names_something
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,9 @@ def as_the_user_says(text: str) -> str:
 
 def holders(text: str) -> frozenset[str]:
     """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
-    and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
-    Chinese sentence opening with a name: "小雨毕业了"). "The user" and "用户" are the user ("用户居住在杭州。", the
-    1.5B's wording of "我住在杭州。", linked to nothing as it was about nobody)."""
+    and a name it opens with ("Tom", for "Tom joined Microsoft"; "英格丽" of "英格丽不当放射科医生了", a person's name
+    by jieba's part of speech); empty when it does not say ("毕业了"). "The user" and "用户" are the user ("用户居住在
+    杭州。", the 1.5B's wording of "我住在杭州。", linked to nothing as it was about nobody)."""
     text = as_the_user_says(text)
     who = person(text)
     out: set[str] = set()
@@ -136,14 +136,19 @@ def holders(text: str) -> frozenset[str]:
         out.add(first.group(0).lower())                                   # work for me"
     elif FIRST_PERSON.search(text):
         out.add("self")
+    elif (opening := names_a_person_first(text)) is not None:  # "英格丽不当放射科医生了" (jieba's person name)
+        out.add(opening)
     return frozenset(out)
 
 
-def same_holder(a: str, b: str, *, known: bool = False) -> bool:
+def same_holder(a: str, b: str, *, known: bool = False, alias: Mapping[str, str] | None = None) -> bool:
     """Could ``a`` and ``b`` be about the same person? Unknown on either side (unless ``known``: both must say
     whom they are about), the same person, or one is about someone the other names ("Max passed away" after "I
-    have a dog named Max"): yes."""
+    have a dog named Max"): yes. ``alias``: a name's kinship word (:func:`memory.language.slots.aliases`):
+    "英格丽不当放射科医生了" is about the sister of "My sister Ingrid works as a radiologist"."""
     ha, hb = holders(a), holders(b)
+    if alias:
+        ha, hb = ha | {alias[h] for h in ha if h in alias}, hb | {alias[h] for h in hb if h in alias}
     if not ha or not hb:
         return not known
     if ha & hb:
