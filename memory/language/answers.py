@@ -28,7 +28,7 @@ from memory.language.meaning import (
     source_clause,
     without_marks,
 )
-from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, single_valued_slots
+from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, asked_slots, holds, single_valued_slots
 from memory.language.temporal import about_the_user_in_general, parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import chinese_names, grounding_units
@@ -243,6 +243,10 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
            if n.replace(",", "") not in known_digits and n.lstrip("0") not in known_digits and (
                ":" in n or not {d.lstrip("0") or "0" for d in re.findall(r"\d+", n)} <= known_digits)]
     cjk = bool(CJK.search(sentence))
+    if cjk:  # a number in Chinese numerals: "你的生日是五月三日。" (never told) wrote no figure; the number it counts
+        said = quantities(sources)  # must be said of what it counts ("两个孩子" is no "二月"), or said in English
+        out += sorted({f"{v}{c}" for v, c in quantities(re.sub(r"[\d.,:]+", " ", sentence))
+                       if c and not any(v == w and (not d or d[-1:] == c[-1:]) for w, d in said)})
     # a Chinese sentence (by what dominates it) writes no capitals: each Latin word in it is a name; an English
     # one quoting a memory's Chinese words ("You drink 乌龙茶 every morning.") keeps the English rules
     zh = language(sentence) == "zh"
@@ -548,8 +552,12 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
             negations(sentence) or not speaks_as_user(sentence, facts)):
         return False
     said = language(sentence)
-    if _asks_of_the_users_life(message) and any(language(f) not in ("", said) for f in facts[:-1]):
-        return False  # a memory in the other language may be what it translates; the weather or the news is none
+    # a memory in the other language may be what it translates; the weather or the news is none, and where the
+    # question asks a slot (the bilingual table: "我开什么车？" asks the car), only one holding it can be
+    others = [f for f in facts[:-1] if language(f) not in ("", said)]
+    asked = asked_slots(message)
+    if _asks_of_the_users_life(message) and others and (not asked or any(holds(f, asked) for f in others)):
+        return False
     # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
     # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)
     timeless = _SAYS_WHEN.sub(" ", _ASKS_TIME.sub(" ", _TIME_SAID.sub(" ", sentence)))

@@ -1352,3 +1352,31 @@ def test_markdown_marks_go_and_the_sentences_stay() -> None:
     checked = check_answer("1. You live in **Lyon**.\n2. You drive a Kia.", facts[-1], sources="\n".join(facts),
                            facts=facts)
     assert checked.text == "You live in Lyon.\nYou drive a Kia.", checked
+
+
+_ZH_DIGIT = ["一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二"]
+
+
+@given(st.integers(1, 12), st.integers(1, 9), st.sampled_from(["I've played the cello for twelve years.",
+                                                               "I drive an old blue Skoda Octavia."]))
+def test_a_date_in_chinese_numerals_nobody_gave_is_invented(month: int, day: int, memory: str) -> None:
+    """"我的生日是哪天？" (never told) beside English memories: "你的生日是五月三日。" passed (no figure to check, and a
+    memory in the other language made the check stand down)."""
+    facts = [memory, "我妹妹有两个孩子。", "我的生日是哪天？"]
+    answer = f"你的生日是{_ZH_DIGIT[month - 1]}月{_ZH_DIGIT[day - 1]}日。"
+    checked = check_answer(answer, facts[-1], sources="\n".join(facts), facts=facts)
+    assert checked.text == NOT_TOLD["zh"], checked
+    told = [*facts[:2], f"我的生日是{month}月{day}日。", facts[-1]]
+    assert check_answer(answer, told[-1], sources="\n".join(told), facts=told).text == answer
+
+
+@given(st.sampled_from(["巴黎", "柏林", "奥斯陆"]), st.sampled_from(["I have a grey cat called Pistachio.",
+                                                              "I've played the cello for twelve years."]))
+def test_a_memory_in_the_other_language_that_holds_nothing_asked_does_not_stand_the_check_down(city: str,
+                                                                                              memory: str) -> None:
+    """A third new user's trial's replay: "我最喜欢吃什么？" (never told) got "你喜欢吃滑面和烤肉。": the check stands
+    down beside a memory in the other language (it could be what the answer translates). Where the question asks a
+    slot of the bilingual table ("我住在哪里？": where the user lives), only a memory holding it can be."""
+    facts = [memory, "我住在哪里？"]
+    checked = check_answer(f"你住在{city}。", facts[-1], sources="\n".join(facts), facts=facts)
+    assert city not in checked.text, checked
