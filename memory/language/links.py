@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memory.language.change import says_change
 from memory.language.slots import FIRST_PERSON, PERSON_CANON, THE_USER, person, single_valued_slots, slots
-from memory.language.words import chinese_nouns, grounding_units, names_a_person_first, names_something
+from memory.language.words import chinese_nouns, grounding_units, names_something
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,11 @@ def as_the_user_says(text: str) -> str:
 
 def holders(text: str) -> frozenset[str]:
     """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
-    and a name it opens with ("Tom", for "Tom joined Microsoft"; "英格丽" of "英格丽不当放射科医生了", a person's name
-    by jieba's part of speech); empty when it does not say ("毕业了"). "The user" and "用户" are the user ("用户居住在
-    杭州。", the 1.5B's wording of "我住在杭州。", linked to nothing as it was about nobody)."""
+    and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
+    Chinese sentence opening with a name: "小雨毕业了"; read as that name, "英格丽不当放射科医生了" made the change
+    retire "我妹妹英格丽有两个孩子", a fact of hers of another kind: the replay of a third new user's trial). "The
+    user" and "用户" are the user ("用户居住在杭州。", the 1.5B's wording of "我住在杭州。", linked to nothing as it
+    was about nobody)."""
     text = as_the_user_says(text)
     who = person(text)
     out: set[str] = set()
@@ -136,8 +138,6 @@ def holders(text: str) -> frozenset[str]:
         out.add(first.group(0).lower())                                   # work for me"
     elif FIRST_PERSON.search(text):
         out.add("self")
-    elif (opening := names_a_person_first(text)) is not None:  # "英格丽不当放射科医生了" (jieba's person name)
-        out.add(opening)
     return frozenset(out)
 
 
