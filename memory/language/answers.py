@@ -817,8 +817,11 @@ def _own_spans() -> tuple[str, ...]:
 
 
 def _dangling(sentence: str) -> bool:
-    """Is ``sentence`` one of the plain answers' openings alone ("I'm not sure;", "what I remember is:")?"""
+    """Is ``sentence`` one of the plain answers' openings alone ("I'm not sure;", "what I remember is:"), or any
+    sentence that ends opening what never comes ("You're not sure;", the final replay of a third new user's trial)?"""
     own = _own_opening(sentence)
+    if sentence.rstrip().endswith((";", ":", "；", "：")):
+        return True
     return own is not None and not any(c.isalnum() for c in sentence.lstrip()[len(own):]) and \
         own.rstrip().endswith((";", ":", "；", "："))
 

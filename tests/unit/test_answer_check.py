@@ -1380,3 +1380,12 @@ def test_a_memory_in_the_other_language_that_holds_nothing_asked_does_not_stand_
     facts = [memory, "我住在哪里？"]
     checked = check_answer(f"你住在{city}。", facts[-1], sources="\n".join(facts), facts=facts)
     assert city not in checked.text, checked
+
+
+@pytest.mark.parametrize("answer", ["You're not sure;", "你不太确定；", "Here is what I know:", "The answer is："])
+def test_a_sentence_that_opens_what_never_comes_is_no_answer(answer: str) -> None:
+    """The final replay of a third new user's trial: "Oh and I sold the Skoda and bought a white Kia Niro." got
+    "You're not sure;" and nothing else: an opening, like the plain answer's own "I'm not sure;", left alone."""
+    facts = ["I drive an old blue Skoda Octavia.", "Oh and I sold the Skoda and bought a white Kia Niro."]
+    checked = check_answer(answer, facts[-1], sources="\n".join(facts), facts=facts)
+    assert checked.text == "Got it.", checked
