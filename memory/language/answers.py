@@ -12,13 +12,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 
 from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
 from memory.language.links import holders, same_holder
 from memory.language.meaning import (
-    EN_NUMERALS,
     FUNCTION_CHARS,
     clauses,
     marks,
@@ -31,7 +30,7 @@ from memory.language.meaning import (
 from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, asked_slots, holds, single_valued_slots
 from memory.language.temporal import about_the_user_in_general, parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
-from memory.language.words import chinese_names, grounding_units
+from memory.language.words import EN_NUMERALS, chinese_names, grounding_units, quoted
 
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
@@ -275,11 +274,9 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
     if cjk and chinese:  # a Chinese name has no capital: jieba's proper nouns and what the sentence quotes
         out += [w for w in chinese_names(sentence) if w not in sources and not set(w) <= set(sources)]
     elif cjk:  # what a sentence quotes is a name whatever was asked: 被诊断为“不健康” (a reason nobody gave)
-        out += [w for w in _QUOTED_ZH.findall(sentence) if w not in sources and not set(w) <= set(sources)]
+        out += [w for w in quoted(sentence) if w not in sources and not set(w) <= set(sources)]
     return out
 
-
-_QUOTED_ZH = re.compile(r"[\"“「『《]([\u4e00-\u9fff]{1,20})[\"”」』》]")
 
 
 _FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|me|mine|myself|we|we're|we’re|we've|"
@@ -819,9 +816,9 @@ def _own_spans() -> tuple[str, ...]:
 def _dangling(sentence: str) -> bool:
     """Is ``sentence`` one of the plain answers' openings alone ("I'm not sure;", "what I remember is:"), or any
     sentence that ends opening what never comes ("You're not sure;", the final replay of a third new user's trial)?"""
-    own = _own_opening(sentence)
     if sentence.rstrip().endswith((";", ":", "；", "：")):
         return True
+    own = _own_opening(sentence)
     return own is not None and not any(c.isalnum() for c in sentence.lstrip()[len(own):]) and \
         own.rstrip().endswith((";", ":", "；", "："))
 
@@ -853,6 +850,14 @@ UNSUPPORTED = "cut a sentence about today or the user that nothing given to the 
 RETIMED = "cut a sentence that says a memory back with a later time or a modality it does not have"
 
 
+@lru_cache(maxsize=8)
+def _first_person_questions(sources: str) -> tuple[str, ...]:
+    """The questions in the first person ``sources`` say (normalised, without the question mark): read once for
+    all the sentences of an answer, which are checked against the same sources."""
+    return tuple(normalized(p).rstrip("?？ ") for line in sources.splitlines() for p in sentences(line)
+                 if p.rstrip().endswith(("?", "？")) and FIRST_PERSON.search(p))
+
+
 def repeats_a_question(sentence: str, sources: str) -> bool:
     """Is ``sentence`` a question in the first person that a source says word for word: a user's question of the
     session said back ("Got it. What's my favourite restaurant? What instrument do I play?" to "Oh and I sold the
@@ -860,8 +865,7 @@ def repeats_a_question(sentence: str, sources: str) -> bool:
     if not sentence.rstrip().endswith(("?", "？")):
         return False
     said = normalized(sentence).rstrip("?？ ")
-    asked = [normalized(p).rstrip("?？ ") for line in sources.splitlines() for p in sentences(line)
-             if p.rstrip().endswith(("?", "？")) and FIRST_PERSON.search(p)]
+    asked = _first_person_questions(sources)
     # word for word, or a piece of one ("拉大提琴多久了？" of "我拉大提琴多久了？")
     return bool(said) and ((FIRST_PERSON.search(sentence) is not None and said in asked)
                            or (len(said) >= 4 and any(said in q and said != q for q in asked)))
@@ -1099,9 +1103,11 @@ def _current_memories(recalled: Sequence[str], replaced: Mapping[str, str] | Non
     现在是老师": a new user's trial got both in "What I remember: …"), none that is small talk a store kept, none
     said twice."""
     out: list[str] = []
+    seen: set[str] = set()
     for memory in recalled:
-        if memory in (replaced or {}) or is_junk(memory) or normalized(memory) in {normalized(m) for m in out}:
+        if memory in (replaced or {}) or is_junk(memory) or normalized(memory) in seen:
             continue
+        seen.add(normalized(memory))
         out.append(memory)
     return out
 

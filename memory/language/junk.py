@@ -254,7 +254,7 @@ def without_greeting(sentence: str) -> str:
         pieces[-1] = pieces[-1].rstrip(",，、 ") + ("" if CJK.search(pieces[-1][-1:]) else ".")
     rest = " ".join(pieces) if not CJK.search(sentence) else "".join(pieces)
     before = _BEFORE_SUBJECT.match(rest)
-    if before is not None and not grounding_units(before.group(1)) and not relative_times(before.group(1)):
+    if before is not None and _states_nothing(before.group(1)):
         rest = rest[before.end():]
     return rest[:1].upper() + rest[1:] if rest[:1].islower() and (rest[:2].lower() in ("i ", "i'") or
                                                                   rest[:3] == "my ") else rest

@@ -13,12 +13,21 @@ it came from.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory.language.links import holders, named_things
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
 from memory.language.text import CJK, sentences
-from memory.language.words import chinese_compounds, grounding_units, names_a_person_first, tagged
+from memory.language.words import (
+    EN_NUMERALS,
+    ZH_NUMERAL_CHARS,
+    chinese_compounds,
+    chinese_numeral,
+    grounding_units,
+    names_a_person_first,
+    tagged,
+)
 
 # Grammar words, not subjects: closed classes of the two languages.
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|without|cannot)\b|n't\b|"
@@ -179,12 +188,7 @@ def substituted(candidate: str, clause: str, message: str) -> str | None:
     return None
 
 
-_ZH_NUMERAL = "零〇一二两三四五六七八九十百千万"
-EN_NUMERALS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-               "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-               "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-               "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
-_QUANTITY = re.compile(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(\s*个)?(\S?)|([{_ZH_NUMERAL}]+)(个)?(\S?)|"
+_QUANTITY = re.compile(rf"(\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(\s*个)?(\S?)|([{ZH_NUMERAL_CHARS}]+)(个)?(\S?)|"
                        rf"\b({'|'.join(EN_NUMERALS)})\b", re.IGNORECASE)
 
 
@@ -194,25 +198,12 @@ def _value(numeral: str) -> str:
         return str(float(numeral.replace(",", ""))).removesuffix(".0")
     if numeral.lower() in EN_NUMERALS:
         return str(EN_NUMERALS[numeral.lower()])
-    digits = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-    total, section, digit, unit = 0, 0, 0, 1
-    for ch in numeral:
-        if ch in digits:
-            digit = digits[ch]
-        elif ch in "十百千":
-            unit = {"十": 10, "百": 100, "千": 1000}[ch]
-            section += (digit or 1) * unit
-            digit = 0
-        elif ch == "万":
-            total, section, digit, unit = (total + section + digit) * 10000, 0, 0, 10000
-    # a digit right after 百, 千 or 万 counts the next unit down: 三千五 is 3500, 两百五 250 (三千零五 is 3005)
-    last = numeral[-1:]
-    if digit and len(numeral) > 1 and numeral[-2] in "百千万" and last in digits:
-        digit *= unit // 10
-    return str(total + section + digit)
+    value = chinese_numeral(numeral)
+    return numeral if value is None else str(value)
 
 
-def quantities(text: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=256)
+def quantities(text: str) -> frozenset[tuple[str, str]]:
     """The numbers ``text`` says, by value, each with how it counts in Chinese: "六个月" (six months) is ("6", "个月"),
     "六月" (June) is ("6", "月"); an English number has no measure word to tell ("six months", "6 months": ("6",
     "")). A lone 一 is a number only before 个 or a unit of the calendar ("一个月", "一月"; not "一直", "一家")."""
@@ -227,7 +218,7 @@ def quantities(text: str) -> set[tuple[str, str]]:
             continue
         counted = ((ge or "").strip() + after) if CJK.match(after or "") else ""
         out.add((_value(numeral), counted))
-    return out
+    return frozenset(out)
 
 
 def requantified(candidate: str, message: str) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from memory.language.text import CJK
 from memory.language.words import chinese_name_after, names_a_person_first
 
 PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
@@ -24,7 +25,6 @@ PERSON_ZH = ("妹妹", "姐姐", "哥哥", "弟弟", "妻子", "老婆", "太太
              "舅舅", "表哥", "表姐", "孩子", "宝宝", "未婚妻", "未婚夫", "表弟", "表妹", "侄子", "侄女",
              "外甥", "外甥女", "邻居", "室友", "同学", "队友", "妈", "爸", "哥", "姐", "弟", "妹")
 # The user, speaking ("I", "my", "我"), and as an extractor names them ("The user lives in…", "用户住在…").
-CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b|我|咱", re.IGNORECASE)
 THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s)?\b|用户", re.IGNORECASE)
 # The person a fact is about: named at its start ("My sister Anna lives in Paris"); "I live here with my wife"
@@ -190,7 +190,7 @@ def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = No
     "英格丽:work" is "sister:work" where a memory says "我妹妹英格丽" (a third new user's trial: the sister's new
     job, read as the user's, was never recalled for "What does my sister do now?")."""
     held = held_slots(text)
-    opening = names_a_person_first(text) if CJK_CHAR.search(text) else None
+    opening = names_a_person_first(text) if CJK.search(text) else None
     if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work"
         held = frozenset(k.replace("self:", f"{opening}:", 1) if k.startswith("self:") else k for k in held)
     if alias:

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInputError
 from memory.language.slots import AGE
-from memory.language.words import grounding_units
+from memory.language.words import EN_NUMERALS, chinese_numeral, grounding_units
 
 
 @dataclass(frozen=True)
@@ -36,29 +36,21 @@ class TimeWindow:
 
 
 # --- numbers -------------------------------------------------------------------------------------------------
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-              "九": 9}
-_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-               "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
+_EN_NUMBERS = {"a": 1, "an": 1, "couple of": 2, "few": 3} | EN_NUMERALS
 _ZH_NUM = r"[0-9零〇一二两三四五六七八九十]+"
 _EN_NUM = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few"
 
 
 def _number(text: str) -> int:
-    """Arabic, English or Chinese numerals (up to 99) as an int."""
+    """Arabic, English or Chinese numerals (:func:`memory.language.words.chinese_numeral`) as an int."""
     text = text.strip().lower()
     if text.isdigit():
         return int(text)
     if text in _EN_NUMBERS:
         return _EN_NUMBERS[text]
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
-    value = 0
-    for ch in text:
-        if ch not in _ZH_DIGITS:
-            raise InvalidInputError(f"not a number: {text!r}")
-        value = value * 10 + _ZH_DIGITS[ch]
+    value = chinese_numeral(text)
+    if value is None:
+        raise InvalidInputError(f"not a number: {text!r}")
     return value
 
 

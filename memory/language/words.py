@@ -108,6 +108,42 @@ def chinese_name_after(text: str, word: str) -> str | None:
     return names_a_person_first(text[at + len(word):])
 
 
+# English number words (a closed class): "twelve" is 12 wherever a number is compared
+EN_NUMERALS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+               "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+               "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+               "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+ZH_NUMERAL_CHARS = "零〇一二两三四五六七八九十百千万"
+_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
+def chinese_numeral(numeral: str) -> int | None:
+    """The value of a Chinese numeral ("三十" 30, "十二" 12, "三千五" 3500, "三千零五" 3005, "一万二" 12000), or None
+    for a character that is none. Without a unit character it is read digit by digit ("二零二六" 2026)."""
+    if not numeral or any(ch not in _ZH_DIGITS and ch not in _ZH_UNITS and ch != "万" for ch in numeral):
+        return None
+    if not any(ch in _ZH_UNITS or ch == "万" for ch in numeral):
+        value = 0
+        for ch in numeral:
+            value = value * 10 + _ZH_DIGITS[ch]
+        return value
+    total, section, digit, unit = 0, 0, 0, 1
+    for ch in numeral:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            unit = _ZH_UNITS[ch]
+            section += (digit or 1) * unit
+            digit = 0
+        else:  # 万
+            total, section, digit, unit = (total + section + digit) * 10000, 0, 0, 10000
+    # a digit right after 百, 千 or 万 counts the next unit down: 三千五 is 3500, 两百五 250 (三千零五 is 3005)
+    if digit and numeral[-2] in "百千万":
+        digit *= unit // 10
+    return total + section + digit
+
+
 # jieba's parts of speech for proper names: a person (nr, nrt: transliterated, nrfg), a place (ns), an organisation
 # (nt), another proper noun (nz)
 _PROPER_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
@@ -115,12 +151,17 @@ _SURNAME = re.compile(r"姓([\u4e00-\u9fff])(?![\u4e00-\u9fff]*[吗呢么?？])"
 _QUOTED = re.compile(r"[\"“「『《]([^\"”」』》]{1,20})[\"”」』》]")
 
 
+def quoted(text: str) -> list[str]:
+    """What ``text`` quotes in Chinese (名为“百味斋”, 《三体》, 被诊断为“不健康”): a name, or a claim in its words."""
+    return [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
+
+
 def chinese_names(text: str) -> list[str]:
     """The proper names a Chinese ``text`` says: words jieba tags as a person, a place, an organisation or another
     proper noun ("佩洛西", "罗德曼", "浙江大学"), and what it quotes ("百味斋" of 名为“百味斋”的餐厅, 《三体》): a
     name is quoted or tagged, whatever it names. jieba's tags err (it tags 哥哥 a place): the caller compares
     them with what was said."""
-    out = [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
+    out = quoted(text)
     out += _SURNAME.findall(text)  # 姓周: a surname is one character, too short for a tag
     for run in _CJK_RUN.findall(text):
         out += [word for word, flag in tagged(run) if flag in _PROPER_TAGS and len(word) >= 2]

@@ -1323,7 +1323,7 @@ def test_a_memory_read_out_to_a_question_about_the_world_is_cut(asked: tuple[str
 def test_an_english_number_word_in_a_chinese_answer_is_said_in_figures(n: int, unit: str) -> None:
     """A third new user's trial: "我拉大提琴多久了？" got "你拉大提琴的时间是 twelve年。" from "I've played the cello
     for twelve years."."""
-    from memory.language.meaning import EN_NUMERALS
+    from memory.language.words import EN_NUMERALS
 
     word = next(w for w, v in EN_NUMERALS.items() if v == n)
     facts = [f"I've played the cello for {word} years.", "我拉大提琴多久了？"]

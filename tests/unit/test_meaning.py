@@ -324,9 +324,22 @@ def test_a_month_made_a_count_of_months_changes_the_meaning(n: int, who: str, wh
 @given(n=st.integers(2, 12), other=st.integers(2, 12), thing=st.sampled_from(["cats", "guitars", "bikes", "plants"]))
 def test_a_number_said_in_figures_keeps_the_meaning_and_another_number_changes_it(n: int, other: int,
                                                                                   thing: str) -> None:
-    from memory.language.meaning import EN_NUMERALS
+    from memory.language.words import EN_NUMERALS
 
     word = next(w for w, v in EN_NUMERALS.items() if v == n)
     message = f"I have {word} {thing}."
     assert changed_meaning(f"The user has {n} {thing}.", message) is None
     assert (changed_meaning(f"The user has {other} {thing}.", message) is None) is (other == n)
+
+
+@pytest.mark.parametrize(("numeral", "value"), [("三十", 30), ("十二", 12), ("十", 10), ("两", 2), ("三千五", 3500),
+                                                ("两百五", 250), ("三千零五", 3005), ("一万二", 12000),
+                                                ("二零二六", 2026), ("三", 3), ("不", None), ("", None)])
+def test_one_reader_of_chinese_numerals(numeral: str, value: int | None) -> None:
+    """temporal's and meaning's readers were two; meaning's read "二零二六" as 6, so "二零二六年" was refused for
+    "2026年" as a number the message does not say."""
+    from memory.language.words import chinese_numeral
+
+    assert chinese_numeral(numeral) == value
+    if value is not None:
+        assert changed_meaning(f"用户{value}年搬到了杭州。", f"我{numeral}年搬到了杭州。") is None
