@@ -160,7 +160,8 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     ``link_cosine_margin`` of the question, like any link) and are stored nowhere. ``by_slot``: the ranking read
     what the question asks from the memories themselves (:func:`slot_topic`: they hold the slot or not, in either
     language), so a change it found off topic changed something else ("我现在改喝咖啡了" for "where do I live
-    now?", where every memory in the other language is about as near the question) and follows nothing."""
+    now?", where every memory in the other language is about as near the question) and follows nothing, and an
+    older memory it found off topic was not what changed ("我妹妹英格丽有两个孩子" for "What does my sister do now?")."""
     from memory.language.change import says_change
     from memory.language.links import same_holder
 
@@ -179,6 +180,7 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
             continue
         older = frozenset(m.memory.id for m in ranked if m.memory.timestamp < r.memory.timestamp
                           and m.memory.id not in r.memory.follows
+                          and not (by_slot and m.breakdown.on_topic is False)  # another of the person's facts
                           and same_holder(r.memory.text, m.memory.text, known=True, alias=alias()))
         if older:
             out[r.memory.id] = older
@@ -281,6 +283,16 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
         stand_out = {r.memory.id for r in stand}
         changes = {new: olds & stand_out for new, olds in changes.items() if new in stand_out and olds & stand_out}
     implied = {new: {old: config.link_cosine_margin for old in olds} for new, olds in changes.items()}
+    if by_slot:
+        # the ranking read from the memories themselves that both hold the slot asked, and one follows the other:
+        # the newer is its value now, however far apart e5 puts the two languages from the question ("英格丽不当放射
+        # 科医生了，她现在是滑雪教练" at 0.76 and "My sister Ingrid … works as a radiologist" at 0.86 for "What does my
+        # sister do for work now?": a third new user's trial, answered with the radiologist)
+        on = {r.memory.id for r in ranked[:top_k] if r.breakdown.on_topic}
+        for r in ranked[:top_k]:
+            if r.memory.id in on:
+                for old in on.intersection(r.memory.follows):
+                    implied.setdefault(r.memory.id, {})[old] = math.inf
     # a restatement orders for a question about now ("who is my manager now?") and, for a question naming no
     # time, where the two are each other's nearest memory (``vectors`` gives the candidates', asked only when
     # something stands out), unless configured for every question (RankingConfig.restatements)

@@ -53,7 +53,7 @@ from memory.language.junk import (
 )
 from memory.language.links import Link, links_to, same_holder
 from memory.language.meaning import changed_meaning
-from memory.language.slots import single_valued_slots, slots
+from memory.language.slots import aliases, single_valued_slots, slots
 from memory.language.standalone import fragment_reason, source_sentence, standalone
 from memory.language.temporal import event_time_ms
 from memory.long_term import Hit, memory_id
@@ -439,7 +439,9 @@ def make_fact_check(deps: Deps) -> Any:
                 # left "I moved to Shanghai" current behind five Chinese memories in a helper's trial)
                 hits = [ltm.search(turn["user_id"], v, limit=max(s.verify_neighbors, CHANGE_NEIGHBOURS))
                         for v in deps.embeddings.embed_documents(texts)]
-                return hits, [links_to(t, [(h.memory.text, h.cosine) for h in near], deps.links())
+                # a name the user's memories give a kinship word is that person ("英格丽…" after "My sister Ingrid…")
+                alias = aliases([h.memory.text for near in hits for h in near] + texts)
+                return hits, [links_to(t, [(h.memory.text, h.cosine) for h in near], deps.links(), alias)
                               for t, near in zip(texts, hits, strict=True)]
 
             far, links = neighbours([c["text"] for c in cands])

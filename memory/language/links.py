@@ -25,7 +25,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.language.change import says_change
-from memory.language.slots import FIRST_PERSON, PERSON_CANON, THE_USER, person, single_valued_slots, slots
+from memory.language.slots import (
+    FIRST_PERSON,
+    PERSON_CANON,
+    THE_USER,
+    alias_of,
+    opening_name,
+    person,
+    single_valued,
+    slots_as,
+)
 from memory.language.words import chinese_nouns, grounding_units, names_something
 
 
@@ -36,6 +45,11 @@ class LinkConfig:
     word_cosine: float  # with a content word in common ("laptop", "早上"), this near
     entity_cosine: float  # with an entity in common ("Civic", "思域"), this near is enough
     slot_cosine_across: float = 0.78  # the same one-valued slot said in the other language (gates' slot_cosine)
+    # ... of a person both name (a kinship word, or a name the user's memories give one): a new value of it in the
+    # other language sits lower (e5: 0.75-0.81, median 0.78, for "英格丽不当放射科医生了，她现在是滑雪教练" and "My
+    # sister Ingrid … works as a radiologist" over generated names, relatives and jobs; another fact of hers, "My
+    # sister Ingrid has two kids", 0.70-0.78: the slot tells them apart, not the cosine)
+    person_slot_cosine_across: float = 0.72
 
 
 # Calibrated on the dev half of tests/data/link_pairs.py (python -m bench links): e5's cosines between statements
@@ -46,7 +60,7 @@ LINKS_BY_EMBEDDER: dict[str, LinkConfig] = {
 }
 # For an embedder that is not calibrated: OpenAI-style models spread cosines widely (unrelated ~0.1-0.3).
 DEFAULT_LINKS = LinkConfig(near_cosine=0.75, near_cosine_zh=0.75, word_cosine=0.6, entity_cosine=0.4,
-                           slot_cosine_across=0.4)
+                           slot_cosine_across=0.4, person_slot_cosine_across=0.35)
 
 
 def links_for(embedder: str) -> LinkConfig:
@@ -111,13 +125,18 @@ def as_the_user_says(text: str) -> str:
     return THE_USER.sub(me, text)
 
 
-def holders(text: str) -> frozenset[str]:
+def holders(text: str, alias: Mapping[str, str] | None = None) -> frozenset[str]:
     """Who ``text`` is about: "self", a kinship word (one name across English and Chinese: "sister" for "妹妹"),
     and a capitalised name it opens with ("Tom", for "Tom joined Microsoft"); empty when it does not say (a
     Chinese sentence opening with a name: "小雨毕业了"; read as that name, "英格丽不当放射科医生了" made the change
     retire "我妹妹英格丽有两个孩子", a fact of hers of another kind: the replay of a third new user's trial). "The
     user" and "用户" are the user ("用户居住在杭州。", the 1.5B's wording of "我住在杭州。", linked to nothing as it
-    was about nobody)."""
+    was about nobody). With ``alias`` (:func:`memory.language.slots.aliases`), a name the user's memories give a
+    kinship word is that person where a sentence opens with it, in either language: "英格丽不当放射科医生了" is
+    about "sister" (and "英格丽") beside "My sister Ingrid works as a radiologist"."""
+    kin = alias_of(text, alias)
+    if kin is not None:
+        return frozenset({kin, opening_name(text) or kin})
     text = as_the_user_says(text)
     who = person(text)
     out: set[str] = set()
@@ -146,7 +165,7 @@ def same_holder(a: str, b: str, *, known: bool = False, alias: Mapping[str, str]
     whom they are about), the same person, or one is about someone the other names ("Max passed away" after "I
     have a dog named Max"): yes. ``alias``: a name's kinship word (:func:`memory.language.slots.aliases`):
     "英格丽不当放射科医生了" is about the sister of "My sister Ingrid works as a radiologist"."""
-    ha, hb = holders(a), holders(b)
+    ha, hb = holders(a, alias), holders(b, alias)
     if alias:
         ha, hb = ha | {alias[h] for h in ha if h in alias}, hb | {alias[h] for h in hb if h in alias}
     if not ha or not hb:
@@ -185,6 +204,7 @@ class Link:
     why: str  # "the same 'civic'", "near in meaning (cosine 0.941)", or why not
     named: bool = False  # an entity (or a word no other memory near it holds) in common: the stronger evidence
     weak: bool = False  # only nearness says so (the nearest memory to a stated change): it orders, never retires
+    by_name: bool = False  # only the name of the person both are about: yields to a link by what they say
 
 
 def _as_written(unit: str, text: str) -> str:
@@ -194,14 +214,19 @@ def _as_written(unit: str, text: str) -> str:
     return next((w.lower() for w in _LATIN.findall(text) if w.lower() != unit and unit in grounding_units(w)), unit)
 
 
-def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset()) -> Link:
+def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset(),
+         alias: Mapping[str, str] | None = None) -> Link:
     """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)? ``common``: the
     content words several of the user's memories near ``new`` hold; a word the two share that no other memory
     there has is as good as an entity ("accountant" in "I stopped being an accountant…" after "I work as an
-    accountant"), while a common one ("morning", "work") is weaker evidence."""
-    if not same_holder(new, old):
+    accountant"), while a common one ("morning", "work") is weaker evidence. ``alias``: names the user's memories
+    give a kinship word (:func:`holders`): "英格丽不当放射科医生了" is about the sister's work of "My sister Ingrid …
+    works as a radiologist"."""
+    if not same_holder(new, old, alias=alias):
         return Link(False, "about different people")
-    if (other := _other_kind(slots(new), slots(old))) is not None:  # "My favourite colour…", "…film…"
+    held_new, held_old = holders(new, alias), holders(old, alias)
+    # "My favourite colour…", "…film…"
+    if (other := _other_kind(slots_as(new, alias), slots_as(old, alias))) is not None:
         return Link(False, f"about different things ({other})")
     words = shared_words(new, old)
     # a person the two are about ("Tom") or a name most memories near it hold (a speaker's) says who, not what
@@ -213,22 +238,34 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     about = words - common - _person_units(new) - _person_units(old)
     shared = sorted(names | {w for w in about if names_something(w)})
     if shared and cosine >= config.entity_cosine:
-        return Link(True, f"the same {', '.join(repr(_as_written(s, new)) for s in shared[:3])}", named=True)
+        # the name of the person both are about ("张伟上个月离开腾讯" after "我哥哥张伟在腾讯做产品经理"; 英格, 格丽
+        # of 英格丽) links them when nothing else does (:func:`links_to`)
+        by_name = set(shared) <= _name_units(held_new | held_old)
+        return Link(True, f"the same {', '.join(repr(_as_written(s, new)) for s in shared[:3])}", named=True,
+                    by_name=by_name)
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
     # the table knows: its slot would be taken for the user's)
-    known = holders(new) & holders(old)
-    same_slots = single_valued_slots(new) & single_valued_slots(old) if known else frozenset()
+    known = held_new & held_old
+    same_slots = single_valued(slots_as(new, alias)) & single_valued(slots_as(old, alias)) if known else frozenset()
     # across English and Chinese the embedder puts the same statement far apart (0.81 for one passport)
     across = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # a stated change of the slot ("I moved to Shanghai" after "I live in Beijing") is evidence enough at the
     # entity threshold; the slot alone ("... at work") needs the word threshold
-    needed = config.slot_cosine_across if across else config.entity_cosine if says_change(new) else config.word_cosine
+    needed = (config.person_slot_cosine_across if across and known - {"self"} else config.slot_cosine_across
+              if across else config.entity_cosine if says_change(new) else config.word_cosine)
     if same_slots and cosine >= needed:
         return Link(True, f"the same {sorted(same_slots)[0].replace(':', ' ')}")
     near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
     if cosine >= near:
         return Link(True, f"near in meaning (cosine {cosine:.3f})")
     return Link(False, f"no entity in common and not near enough (cosine {cosine:.3f} < {near})")
+
+
+def _name_units(people: frozenset[str]) -> set[str]:
+    """The names among ``people`` (a holder's set: :func:`holders`) as :func:`content_words` reads them: the Chinese
+    bigrams of each ("英格", "格丽"), a Latin one stemmed ("carlo")."""
+    return set(people) | {u for p in people for u in content_words(p)} | {
+        p[i:i + 2] for p in people if _CJK_RUN.fullmatch(p) for i in range(len(p) - 1)}
 
 
 def _person_units(text: str) -> set[str]:
@@ -268,7 +305,8 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
     return frozenset(common)
 
 
-def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig) -> list[Link]:
+def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig,
+             alias: Mapping[str, str] | None = None) -> list[Link]:
     """How ``new`` relates to each of ``neighbours`` (the user's older memories nearest to it, as (text, cosine
     to ``new``), nearest first).
 
@@ -279,10 +317,17 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
     guess of what. The guess is marked ``weak``: it orders recall (the change ranks first when it is about the
     question nearly as much, :func:`memory.recall.newest_first`) and never retires anything."""
     common = common_words([text for text, _ in neighbours])
-    found = [link(new, text, cosine, config, common) for text, cosine in neighbours]
+    found = [link(new, text, cosine, config, common, alias) for text, cosine in neighbours]
+    if any(k.follows and not k.weak and not k.by_name for k in found):
+        # a person's name says who, not what: where another memory shares what the new one is about, one that
+        # shares only the name holds another of that person's facts ("英格丽不当放射科医生了，她现在是滑雪教练" follows
+        # "My sister Ingrid … works as a radiologist" by the slot, not "我妹妹英格丽有两个孩子" by the name)
+        found = [Link(False, f"{k.why} only, the name of whom it is about; another memory shares what it says")
+                 if k.by_name else k for k in found]
     if says_change(new) and not any(k.follows for k in found):
         nearest = next((n for n, (text, cosine) in enumerate(neighbours)
-                        if cosine >= config.entity_cosine and same_holder(new, text, known=True)), None)
+                        if cosine >= config.entity_cosine and same_holder(new, text, known=True, alias=alias)),
+                       None)
         if nearest is not None:
             found[nearest] = Link(True, f"a stated change, nearest to it (cosine {neighbours[nearest][1]:.3f})",
                                   weak=True)

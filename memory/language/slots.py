@@ -59,7 +59,9 @@ _SLOTS: dict[str, tuple[str, str]] = {
              r"['’](m|s|re))\s+(a|an)\s+([\w-]+\s+){0,2}?("
              + "|".join(_OCCUPATIONS_EN) + r")s?\b",
              r"工作|上班|就职|任职|职业|单位|(?<![想要望算])(是|当|做)[^，。,.；;]{0,12}?("
-             + "|".join(_OCCUPATIONS_ZH) + ")"),
+             + "|".join(_OCCUPATIONS_ZH) + ")"
+             # or any word a trade's suffix makes one (面包师, 摄影师, 快递员, 公务员), whole
+             r"|(?<![想要望算])(是|当|做)(一名|一位|一个|名|位|个)?[一-鿿]{1,4}?[师员](?=了|[^一-鿿]|$)"),
     "name": (r"\b(name is|named|called|call me)\b", r"名字|叫"),
     "birthday": (r"\b(birthday|born)\b", r"生日|出生"),
     "age": (_AGE_EN + r"|\bage[ds]?\b", _AGE_ZH + r"|年龄|年纪"),
@@ -162,7 +164,12 @@ _SINGLE_VALUED = ("residence", "work", "name", "birthday", "age", "passport", "p
 
 def single_valued_slots(text: str) -> frozenset[str]:
     """The slots of ``text`` that hold one value at a time (residence, work, a favourite X, ...)."""
-    return frozenset(k for k in slots(text) if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
+    return single_valued(slots(text))
+
+
+def single_valued(keys: frozenset[str]) -> frozenset[str]:
+    """The ``person:slot`` keys of ``keys`` whose slot holds one value at a time."""
+    return frozenset(k for k in keys if any(k.split(":", 1)[1].startswith(s) for s in _SINGLE_VALUED))
 
 
 def aliases(texts: Sequence[str]) -> dict[str, str]:
@@ -182,14 +189,46 @@ def aliases(texts: Sequence[str]) -> dict[str, str]:
     return {name: next(iter(kins)) for name, kins in found.items() if len(kins) == 1}
 
 
+def opening_name(text: str) -> str | None:
+    """The name ``text`` opens with, lower-cased: a Chinese person's name (jieba's part of speech) or a capitalised
+    Latin word (a name or not: "Ingrid", "The"), or None."""
+    if CJK.search(text):
+        return names_a_person_first(text)
+    first = re.match(r"\W*([A-Z][a-z]+)\b", text)
+    return first.group(1).lower() if first else None
+
+
+def alias_of(text: str, alias: Mapping[str, str] | None) -> str | None:
+    """The kinship word of the name ``text`` opens with, where ``alias`` (:func:`aliases`) knows that name:
+    "sister" for "英格丽不当放射科医生了" and for "Ingrid quit radiology" beside "My sister Ingrid…"; else None."""
+    if not alias:
+        return None
+    name = opening_name(text)
+    if name is None and CJK.search(text):  # a name jieba does not tag ("诺拉"), as the user's memories wrote it
+        start = text.lstrip(" \t\"'“‘(")
+        name = max((n for n in alias if CJK.match(n) and start.startswith(n)), key=len, default=None)
+    return alias.get(name) if name else None
+
+
+def slots_as(text: str, alias: Mapping[str, str] | None = None) -> frozenset[str]:
+    """:func:`held_slots` of ``text``, read as its person where ``alias`` knows the name it opens with: "英格丽不当放射
+    科医生了" holds "sister:work", not "self:work", beside "My sister Ingrid works as a radiologist"."""
+    held = held_slots(text)
+    kin = alias_of(text, alias)
+    if kin is None:
+        return held
+    return frozenset(k.replace("self:", f"{kin}:", 1) if k.startswith("self:") else k for k in held)
+
+
 def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = None) -> bool:
     """Does ``text`` hold one of the ``asked`` slots (:func:`asked_slots`)? The slot table reads a sentence that
     names nobody as the user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory
     about the user says so ("I", "我", "the user"). A Chinese sentence opening with a name is about that name
     ("英格丽不当放射科医生了": jieba's part of speech), and with ``alias`` (:func:`aliases`), a name's kinship word:
     "英格丽:work" is "sister:work" where a memory says "我妹妹英格丽" (a third new user's trial: the sister's new
-    job, read as the user's, was never recalled for "What does my sister do now?")."""
-    held = held_slots(text)
+    job, read as the user's, was never recalled for "What does my sister do now?"); so is an English sentence that
+    opens with such a name ("Nora quit being a baker…" beside "我奶奶诺拉…")."""
+    held = slots_as(text, alias)
     opening = names_a_person_first(text) if CJK.search(text) else None
     if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work"
         held = frozenset(k.replace("self:", f"{opening}:", 1) if k.startswith("self:") else k for k in held)

@@ -6,6 +6,7 @@ stands alone). Attribution, grounding, the gates and the links compare texts by 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from functools import cache
@@ -91,12 +92,13 @@ def names_something(word: str) -> bool:
 
 def names_a_person_first(text: str) -> str | None:
     """The person's name a Chinese ``text`` opens with ("小梅" of "小梅离开了阿里巴巴": jieba's part of speech nr,
-    a person's name), or None (a verb, a pronoun, a noun: "搬到苏州了", "我搬到苏州了")."""
+    a person's name, or nrt, a name transliterated: "诺拉", "彼得"), or None (a verb, a pronoun, a noun: "搬到苏州了",
+    "我搬到苏州了")."""
     run = _CJK_RUN.match(text.lstrip(" \t\"'“‘("))
     if run is None:
         return None
     first = next(iter(tagged(run.group(0))), None)
-    return first[0] if first is not None and first[1] == "nr" else None
+    return first[0] if first is not None and first[1] in ("nr", "nrt") else None
 
 
 def chinese_name_after(text: str, word: str) -> str | None:
@@ -105,7 +107,13 @@ def chinese_name_after(text: str, word: str) -> str | None:
     at = text.find(word)
     if at < 0:
         return None
-    return names_a_person_first(text[at + len(word):])
+    rest = text[at + len(word):]
+    name = names_a_person_first(rest)
+    if name is None:  # a name jieba does not know at all comes apart into single unknown characters ("莉", "娜")
+        unknown = "".join(w for w, _ in itertools.takewhile(lambda t: t[1] == "x" and _CJK_RUN.fullmatch(t[0]),
+                                                           tagged(rest[:6])))
+        name = unknown if 2 <= len(unknown) <= 4 else None
+    return name
 
 
 # English number words (a closed class): "twelve" is 12 wherever a number is compared

@@ -135,3 +135,32 @@ def test_a_change_naming_no_new_value_retires_nothing(agent: Agent) -> None:
                        (2, "My Zephyrin scooter is now at the repair shop.")])
     kept = {m.text: m.status for m in agent.deps.long_term().scroll("u")}
     assert kept["I ride a Zephyrin scooter to the studio"] == "active", kept
+
+
+@pytest.mark.parametrize(("facts", "now_en", "now_zh", "new", "old"), [
+    # a third new user's trial: the sister's job told in English, its change in Chinese by her name only
+    ([(60, "My sister Ingrid lives in Tromsø and works as a radiologist."), (40, "我妹妹英格丽有两个孩子。"),
+      (5, "英格丽不当放射科医生了，她现在是滑雪教练。")],
+     "What does my sister do for work now?", "我妹妹现在做什么工作？", "滑雪教练", "radiologist"),
+    # the other way round, another relative, a name jieba tags as transliterated (诺拉) and a trade by its suffix
+    ([(50, "我奶奶诺拉住在卑尔根，是面包师。"), (30, "My grandmother Nora has three cats."),
+      (4, "Nora quit being a baker and now works as a tour guide.")],
+     "我奶奶现在做什么工作？", "What does my grandmother do for work now?", "tour guide", "面包师"),
+])
+def test_a_named_persons_change_in_the_other_language_follows_their_fact_and_retires_nothing(
+        agent: Agent, facts: list[tuple[int, str]], now_en: str, now_zh: str, new: str, old: str) -> None:
+    """The change names the person only by the name the user's memories give a kinship word; it follows the memory
+    of that person's job (written then, whatever the question) and not another fact of theirs that shares only
+    the name; nothing is retired (the job memory also says where they live). Asked about now, in either language,
+    the change comes first and the old job is marked earlier."""
+    _tell(agent, "u", facts)
+    stored = {m.text: m for m in agent.deps.long_term().scroll("u")}
+    change = next(m for t, m in stored.items() if new in t)
+    job = next(m for t, m in stored.items() if old in t)
+    other = next(m for m in stored.values() if m.id not in (change.id, job.id))
+    assert job.id in change.follows and other.id not in change.follows, (change.follows, job.id, other.id)
+    assert all(m.status == "active" for m in stored.values())
+    for question in (now_en, now_zh):
+        top = search_memories(agent.deps, "u", question, now=NOW.isoformat())
+        assert new in top[0].memory.text, [r.memory.text for r in top]
+        assert next(r.chain for r in top if r.memory.id == job.id) == "earlier"
