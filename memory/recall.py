@@ -161,7 +161,8 @@ def stated_changes(ranked: Sequence[Recalled], *, by_slot: bool = False) -> dict
     what the question asks from the memories themselves (:func:`slot_topic`: they hold the slot or not, in either
     language), so a change it found off topic changed something else ("我现在改喝咖啡了" for "where do I live
     now?", where every memory in the other language is about as near the question) and follows nothing, and an
-    older memory it found off topic was not what changed ("我妹妹英格丽有两个孩子" for "What does my sister do now?")."""
+    older memory it found off topic was not what changed ("我妹妹英格丽有两个孩子" for "What does my sister do
+    now?")."""
     from memory.language.change import says_change
     from memory.language.links import same_holder
 

@@ -801,8 +801,8 @@ def _kin_cases(seed: int, n: int, held_out: bool = False
 @pytest.mark.parametrize(("kin", "name", "job", "zh_first"), _kin_cases(25, 16) + _kin_cases(26, 16, held_out=True))
 def test_a_change_of_a_named_persons_job_links_to_their_job_in_the_other_language(
         kin: tuple[str, str], name: tuple[str, str], job: tuple[str, str, str, str], zh_first: bool, e5: Any) -> None:
-    """A third new user's trial: "英格丽不当放射科医生了，她现在是滑雪教练。" followed nothing ("My sister Ingrid lives in
-    Tromsø and works as a radiologist." is in English: no word in common, far apart in e5) and recall kept the
+    """A third new user's trial: "英格丽不当放射科医生了，她现在是滑雪教练。" followed nothing ("My sister Ingrid lives
+    in Tromsø and works as a radiologist." is in English: no word in common, far apart in e5) and recall kept the
     radiologist first for "What does my sister do for work now?". The user's memories say who the name is
     (``slots.aliases``): her job is the sister's job, so the change follows that memory, in either language
     direction. It retires nothing (that memory also says where she lives), and it does not follow another fact of
