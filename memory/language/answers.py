@@ -780,6 +780,86 @@ _SAYS_NUMBER = re.compile(r"\d|[零一二三四五六七八九十百千万两半
                           r"several|none|no)\b", re.IGNORECASE)  # not "city", "party"
 
 
+# A question asking where, and the words that say a place: a preposition of place before a noun or a name (not a
+# time: "on Tuesday", "in 2019", "at night"), a place adverb, or, in Chinese, a verb or preposition of place before
+# a word (permissive: "在" is also "-ing"; a sentence wrongly read as saying a place only stands, as before). The
+# grammar of place, not a list of places.
+_ASKS_WHERE = re.compile(r"\bwhere\b|\bwhich (?:city|country|town|place|shop|store|street|address)\b|"
+                         r"哪里|哪儿|在哪|去哪|什么地方|哪个(?:城市|地方|国家|省|区|店)|哪座|哪家", re.IGNORECASE)
+_TIME_NOUN = (r"(?:morning|afternoon|evening|night|noon|midnight|weekends?|week|month|year|moment|time|"
+              r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|may|june|july|august|"
+              r"september|october|november|december|spring|summer|autumn|fall|winter|past|future|end|beginning|"
+              r"start|middle|same)\b")
+_SAYS_WHERE = re.compile(
+    r"\b(?:in|at|from|near|inside|outside|behind|beside|opposite|around|across|on|next to|close to|off)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+|your\s+|our\s+|their\s+|his\s+|her\s+|its\s+|one of\s+)?(?!\d)(?!"
+    + _TIME_NOUN + r")[^\W\d_]|"
+    r"\b(?:to|for|with|via)\s+(?:the\s+)?[A-Z]|"
+    r"\b(?:home|downtown|abroad|online|nearby|locally|overseas|upstairs|downstairs|here|there)\b|"
+    r"\b(?:located|address)\b|"
+    r"(?:住在|位于|搬到了?|搬去了?|来自|在|到了?|从|去了?)[\u4e00-\u9fff]{2}|网上|线上|附近|本地|"
+    r"(?:地点|地址|位置|地方|城市|国家)(?:是|为|在)", re.IGNORECASE)
+
+
+def asks_where(message: str) -> bool:
+    """Does ``message`` ask where something is or was ("Where did I buy my bike?", "我在哪里上班？"), and nothing
+    else ("…where I live and what I drive?" may be answered a sentence at a time)?"""
+    return (asks(message) and bool(_ASKS_WHERE.search(message))
+            and len(_QUESTION_WORD.findall(message)) == len(_ASKS_WHERE.findall(message)))
+
+
+def says_where(sentence: str) -> bool:
+    """Does ``sentence`` say a place ("…in Canary Wharf", "…at a local shop", "…online", "你住在里昂")?"""
+    return bool(_SAYS_WHERE.search(sentence))
+
+
+# A question asking for a name ("What is my mum's name?", "What's my new street called?", "我妈妈叫什么？"), and a
+# sentence that gives one: a capitalised word or a quoted title after the words that name, a Chinese word after 叫
+_ASKS_NAME = re.compile(r"\bnames?\b|\bcalled\b|\bsurname\b|叫什么|名字|姓什么|什么名", re.IGNORECASE)
+_SAYS_NAME = re.compile(r"\b(?:is|are|was|were|named|called|name's|name’s)\s+(?:the\s+|a\s+)?"
+                        r"[A-Z0-9\"“'‘\u3400-\u9fff]|,\s+[A-Z][\w'’-]+,|叫[^，。,.！？!?]|名字是|名叫|姓[\u4e00-\u9fff]|[《“「\"]")
+
+
+def asks_name(message: str) -> bool:
+    """Does ``message`` ask for a name, and nothing else (as :func:`asks_where`)?"""
+    return (asks(message) and bool(_ASKS_NAME.search(message))
+            and len(_QUESTION_WORD.findall(message)) <= 1)
+
+
+_NAMED_NOUN = re.compile(r"\b([a-z]+)(?:'s|’s)?\s+(?:name|surname|called)\b|\b([a-z]+)\s+(?:is|was)\s+called\b")
+
+
+def says_name(sentence: str, message: str = "") -> bool:
+    """Does ``sentence`` give a name ("Her name is Mary.", "It's called Leith Walk.", "她叫王芳。"), or a capitalised
+    word right after the noun ``message`` asks the name of ("Your cat Pickles…" to "What is my cat called?")?"""
+    if _SAYS_NAME.search(sentence):
+        return True
+    nouns = {n for m in _NAMED_NOUN.finditer(message) for n in m.groups() if n and n not in ("my", "your", "is")}
+    return any(re.search(rf"\b{re.escape(n)}s?\s+[A-Z][\w'’-]*", sentence) for n in nouns)
+
+
+# A question asking who, of the user's life ("读书会是谁组织的？", "Who fixed my bike?"; not "Who are you?")
+_ASKS_WHO = re.compile(r"\bwho(?:m|se)?\b|谁", re.IGNORECASE)
+
+
+def answers_who_as_itself(sentence: str, message: str) -> bool:
+    """To a question asking who, a sentence in the first person that does not speak to the user: the user's voice
+    or the assistant naming itself ("我组织的书籍是《活着》，好虐。" to "读书会是谁组织的？": bench answers, dev
+    split). Nobody the user asks about is the assistant."""
+    if not (asks(message) and _ASKS_WHO.search(message)) or _SECOND_PERSON.search(message):
+        return False
+    return bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
+
+
+# The model saying it was not told in the prompt's words ("…is not specified in the given facts", "提供的信息中没有
+# 提到"): an answer that the user reads as about a prompt they never saw. It is the plain "not told", said plainly.
+_PROMPT_ABSTAINS = re.compile(
+    r"\bnot\s+(?:specified|mentioned|provided|given|stated|listed|included|available|found|indicated)\s+"
+    r"(?:in|by|among|within)\s+(?:the\s+|any\s+of\s+the\s+)?(?:given|provided|above|available|recalled|stored|"
+    r"supplied)?\s*(?:facts?|information|memories|memory|context|data|details|text|notes)\b|"
+    r"(?:提供的|给出的|给定的|已知的|上述)(?:信息|资料|记忆|事实|内容)(?:中|里)?(?:没有|未|并未|并没有)", re.IGNORECASE)
+
+
 def asks_number(message: str) -> bool:
     """Does ``message`` ask for a number ("What's my phone number?", "How many cats do I have?", "我几岁？")?"""
     return asks(message) and bool(_ASKS_NUMBER.search(message))
@@ -926,6 +1006,9 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
             return sentence, ""
         out, why = check_sentence(rest, message, sources=sources, facts=facts, now=now, replaced=replaced)
         return (None if out is None else lead + out), why
+    if sources is not None and asks(message) and _PROMPT_ABSTAINS.search(sentence):
+        # 'Your waist size is not specified in the given facts.' (bench answers, dev split)
+        return NOT_TOLD[language(message) or "en"], "said that it was not told in the user's words, not the prompt's"
     if any(opener.fullmatch(sentence) and not fits.search(message) for opener, fits in _OPENERS):
         return None, "cut an opener the message gives no reason for"  # '不客气！' alone, to '嗯嗯，懂了'
     if sources is not None and repeats_a_question(sentence, sources):
@@ -946,6 +1029,14 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if sources is not None and asks_when(message) and not says_when(sentence, _NOW):
         # 'Your cat Pickles is a ginger tabby.' for 'When is my cat's birthday?': no answer; the plain one says so
         return None, "cut a sentence that says no time, to a question asking when"
+    if sources is not None and asks_where(message) and not says_where(sentence):
+        # 'You bought your bike by bike, a green Brompton.' for 'Where did I buy my bike?': no answer
+        return None, "cut a sentence that says no place, to a question asking where"
+    if sources is not None and answers_who_as_itself(sentence, message):
+        return None, "cut a sentence that answers who in the first person"
+    if sources is not None and asks_name(message) and not says_name(sentence, message):
+        # 'Your mum lives in Cork and loves gardening.' for 'What is my mum's name?' (bench answers, dev split)
+        return None, "cut a sentence that gives no name, to a question asking one"
     if sources is not None and asks_number(message) and not _SAYS_NUMBER.search(sentence):
         # 'You have a Pixel phone.' for 'What's my phone number?': no answer; the plain one says what it knows
         return None, "cut a sentence that says no number, to a question asking one"
