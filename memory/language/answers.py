@@ -952,7 +952,9 @@ def repeats_a_question(sentence: str, sources: str) -> bool:
 
 
 # "You're Pistachio from Porto", "You're a cello.": the word is what the user is said to be (not "a Lyon resident")
-_YOU_ARE = re.compile(r"^\W*(?:you're|you’re|you are)\s+(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)"
+_YOU_ARE = re.compile(r"^\W*(?:you're|you’re|you are)\s+(?:(?:a|an|the)\s+)?"
+                      r"(?:(?![\w'’-]*ing\b|to\b)[^\W\d_][\w'’-]*\s+){0,3}?"  # not a verb's: "going to use"
+                      r"([^\W\d_][\w'’-]*)"  # the head of a phrase of up to four words: "a white Kia Niro"
                       r"(?=\s*(?:[,.!?;:]|$)|\s+(?:from|in|at|with|and|who|that|of)\b)|^\W*你是"
                       r"(?:一[个位名只辆把台])?([A-Za-z][\w'’-]*|[\u4e00-\u9fff]{2,4})", re.IGNORECASE)
 # the user saying who or what they are: "I'm …", "I work as …", "my name is …", "我是…", "我叫…", "我当…"
@@ -963,7 +965,8 @@ _IDENTITY = (r"(?:\bI'm|\bI’m|\bI am|\bI was|\bI work as|\bI'm working as|\bmy
 def equates_the_user(sentence: str, sources: str) -> bool:
     """Does ``sentence`` say the user is what a source names only as something of theirs ("You're Pistachio from
     Porto" for "I have a grey cat called Pistachio", "You're a cello from Porto" for "I've played the cello for
-    twelve years", "You're an octavia…" for "I drive an old blue Skoda Octavia": a third new user's trial)? Judged
+    twelve years", "You're an octavia…" for "I drive an old blue Skoda Octavia", "You're a white Kia Niro.": a third
+    new user's trial; of a phrase, its last word)? Judged
     when the word after "you are" / "你是" is in a source and no source has the user say they are it ("I'm Maren
     Holt", "I work as a marine biologist", "我是老师")."""
     m = _YOU_ARE.match(sentence)
@@ -973,7 +976,7 @@ def equates_the_user(sentence: str, sources: str) -> bool:
     named = rf"(?<!\w){re.escape(word)}(?!\w)" if word.isascii() else re.escape(word)
     if word.lower().endswith("ing") or not grounding_units(word) or not re.search(named, sources, re.IGNORECASE):
         return False
-    said_to_be = rf"{_IDENTITY}\s*(?:[\w'’-]+\s+){{0,3}}?{re.escape(word)}" if word.isascii() else \
+    said_to_be = rf"{_IDENTITY}\s*(?:[\w'’,-]+\s+){{0,6}}?{re.escape(word)}" if word.isascii() else \
         rf"{_IDENTITY}[^，,。.！!？?]{{0,6}}{re.escape(word[:2])}"
     return not re.search(said_to_be, sources, re.IGNORECASE)
 

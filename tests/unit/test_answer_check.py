@@ -1354,6 +1354,12 @@ def test_the_user_is_never_said_to_be_one_of_their_own_things(pet: str, me: str,
     assert not equates_the_user(f"You are a {job}.", sources)
     assert not equates_the_user("You're in Porto.", sources) and not equates_the_user("You're welcome!", sources)
     assert not equates_the_user("You're a Porto resident now.", sources)  # what the user is, said of a place
+    # a phrase ends in the thing: "You're a white Kia Niro." (the replay of a third new user's trial)
+    car = f"{pet} {me}X"
+    said = sources + f"\nI sold my old car and bought a white {car}.\nI'm {me} Holt, a marine {job} from Porto."
+    assert equates_the_user(f"You're a white {car}.", said)
+    assert not equates_the_user(f"You're a marine {job}.", said)
+    assert not equates_the_user(f"You are going to drive a white {car}.", said)
     message = f"I have a grey {animal} called {pet}."
     checked = check_answer(f"You're {pet} from Porto!", message, sources=sources + "\n" + message, facts=[message])
     assert pet not in checked.text, checked
