@@ -27,7 +27,9 @@ their thread's state; ``turns_repeated`` the user messages in a thread more than
 user; ``outbox_left`` the outbox entries still waiting; ``client_lag`` how late the clients' own event loop woke during
 the load phase (inside every latency the clients measure: they share the machine with the server; the probe's
 searches, in a process of their own, are not behind that loop). ``search_p95_ratio`` is the probe's p95 under load
-over its p95 alone.
+over its p95 alone. With ``--rounds N`` the alone and load phases alternate N times on the same server (each
+baseline measured beside the load it is compared with, the machine's noise shared): the search figures pool the
+rounds' samples, and ``round_ratios`` gives each round's own ratio.
 ``lost_after_kill`` is ``lost`` for what was answered in the kill phase. ``failed``: operations that got a 4xx, or no
 answer within ``--op-timeout``.
 """
@@ -544,7 +546,8 @@ async def _loop_lag(lags: list[float], every_s: float = 0.02) -> None:
 
 
 async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: int, think_s: float,
-                op_timeout_s: float, seed: int, progress: Any, probe_ms: float = 100.0) -> dict[str, Any]:
+                op_timeout_s: float, seed: int, progress: Any, probe_ms: float = 100.0,
+                rounds: int = 1) -> dict[str, Any]:
     run = Run(server, think_s, op_timeout_s, random.Random(seed))
     run_tag = uuid.uuid4().hex[:6]
     clients = [Client(run, i, user_id(i, run_tag)) for i in range(clients_n)]
@@ -554,19 +557,29 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
         for _ in range(5):  # the baseline: searches one at a time on an otherwise idle server
             await baseline.one("api_add")
         await probe.searches(min(alone, 3))  # warm: the probe's first connection and the server's first search
-        alone_ms = await probe.searches(alone)
         lags: list[float] = []
         run.latencies.clear()
-        progress(f"serve-load: alone, search p50 {percentile(alone_ms, 50):.0f} ms; {clients_n} clients x {ops} ops")
-        t0 = time.perf_counter()
-        lagging = asyncio.ensure_future(_loop_lag(lags))
-        await probe.begin()
-        try:
-            await _clients(run, clients, ops)
-        finally:
-            lagging.cancel()
-            search_load = await probe.end()
-        wall = time.perf_counter() - t0
+        alone_ms: list[float] = []
+        search_load: list[float] = []
+        round_ratios: list[float] = []
+        wall = 0.0
+        for n in range(rounds):  # alone, then under load, again: each baseline beside the load it is compared with
+            alone_now = await probe.searches(alone)
+            progress(f"serve-load: round {n + 1}/{rounds} alone, search p50 {percentile(alone_now, 50):.0f} ms; "
+                     f"{clients_n} clients x {ops} ops")
+            t0 = time.perf_counter()
+            lagging = asyncio.ensure_future(_loop_lag(lags))
+            await probe.begin()
+            try:
+                await _clients(run, clients, ops)
+            finally:
+                lagging.cancel()
+                load_now = await probe.end()
+            wall += time.perf_counter() - t0
+            alone_ms += alone_now
+            search_load += load_now
+            if alone_now and load_now:
+                round_ratios.append(round(percentile(load_now, 95) / percentile(alone_now, 95), 2))
         load_ops = run.done - 5
         progress(f"serve-load: {load_ops} operations in {wall:.1f} s, {run.failed} failed")
         killed = 0
@@ -593,6 +606,7 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
             "retries": run.retries,
             "search_alone": _ms(alone_ms), "search_under_load": _ms(search_load), "client_lag": _ms(lags),
             "search_p95_ratio": round(load_p95 / alone_p95, 2) if alone_p95 else 0.0,
+            "rounds": rounds, "round_ratios": round_ratios,
             "by_kind": {kind: _ms(run.latencies[kind]) for kind in KINDS},
             "ops_per_client": ops, "think_ms": round(think_s * 1000), "load_seconds": round(wall, 1),
             "restart_s": _ms([s * 1000 for s in server.starts_s[1:]]),
@@ -602,10 +616,10 @@ async def _main(server: Server, *, clients_n: int, ops: int, kills: int, alone: 
 
 def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alone: int = 60, think_ms: float = 300,
         op_timeout_s: float = 300.0, seed: int = 7, data_dir: Path | None = None, probe_ms: float = 100.0,
-        progress: Any = lambda msg: None) -> dict[str, Any]:
+        rounds: int = 1, progress: Any = lambda msg: None) -> dict[str, Any]:
     """One run on a fresh data directory (or ``data_dir``); returns the figures (see the module docstring)."""
-    if clients < 1 or ops < 1 or kills < 0:
-        raise ConfigurationError("--clients and --ops must be at least 1, --kills at least 0")
+    if clients < 1 or ops < 1 or kills < 0 or rounds < 1:
+        raise ConfigurationError("--clients, --ops and --rounds must be at least 1, --kills at least 0")
     tmp = None
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="serve-load-")
@@ -623,7 +637,7 @@ def run(*, scripted: bool, clients: int = 16, ops: int = 12, kills: int = 0, alo
     try:
         out = asyncio.run(_main(server, clients_n=clients, ops=ops, kills=kills, alone=alone,
                                 think_s=think_ms / 1000, op_timeout_s=op_timeout_s, seed=seed, progress=progress,
-                                probe_ms=probe_ms))
+                                probe_ms=probe_ms, rounds=rounds))
         users: list[str] = out.pop("_users")
     finally:
         server.stop()
@@ -651,6 +665,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "baseline (default 60)")
     parser.add_argument("--probe-ms", type=float, default=100, help="pause between the probe's searches, alone "
                         "and under load (default 100)")
+    parser.add_argument("--rounds", type=int, default=1, help="alone and load phases, alternated this many times "
+                        "on the same server; the search figures pool them (default 1)")
     parser.add_argument("--op-timeout", type=float, default=300, help="seconds an operation may take, retries "
                         "included, before it counts as failed (default 300)")
     parser.add_argument("--seed", type=int, default=7)
@@ -665,7 +681,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.alone < 1 or args.probe_ms < 0:
         raise ConfigurationError("--alone must be at least 1 and --probe-ms at least 0")
     result = run(scripted=args.scripted, clients=args.clients, ops=args.ops, kills=args.kills, alone=args.alone,
-                 probe_ms=args.probe_ms,
+                 probe_ms=args.probe_ms, rounds=args.rounds,
                  think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed,
                  progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.save:  # the full runs take minutes (every kill is a restart): saved by hand, not by `bench all`

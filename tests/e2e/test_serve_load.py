@@ -37,7 +37,7 @@ def _assert_nothing_lost(r: dict[str, Any], clients: int, kills: int) -> None:
     assert r["kills"] == kills and r["lost_after_kill"] == 0, r
     assert r["clients"] == clients and r["model"] == "scripted"
     assert r["operations"] >= clients * 3 + 5  # the load phase and the baseline's adds, then more
-    assert r["search_alone"]["n"] == 5 and r["search_under_load"]["n"] > 0, r  # the probe's, alone and under load
+    assert r["search_alone"]["n"] == 5 * r["rounds"] and r["search_under_load"]["n"] > 0, r  # the probe's
     assert r["by_kind"]["chat"]["n"] > 0 and r["by_kind"]["api_search"]["n"] > 0, r["by_kind"]
     assert r["restart_s"]["n"] == kills  # killed and started again under the clients (who retry what fails, or
     # whose run stream the SDK reconnects to: so no count of retries is certain)
@@ -50,10 +50,12 @@ KILLS = 3
 
 
 def test_a_few_users_and_kills_on_the_embedded_default(tmp_path: Path) -> None:
-    r = serve_load.run(scripted=True, clients=3, ops=3, kills=KILLS, alone=5, think_ms=100,
+    r = serve_load.run(scripted=True, clients=3, ops=3, kills=KILLS, alone=5, think_ms=100, rounds=2,
                        data_dir=tmp_path / "data")
     _assert_nothing_lost(r, 3, KILLS)
     assert r["services"] == "embedded"
+    # two rounds of alone-then-load on the same server: the search figures pool both
+    assert r["rounds"] == 2 and len(r["round_ratios"]) == 2 and r["search_alone"]["n"] == 10
 
 
 @pytest.mark.parametrize("redis", ["external", "cluster"])
