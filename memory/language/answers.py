@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 
 from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
-from memory.language.links import holders, same_holder
+from memory.language.links import FUNCTION_OPENERS, holders, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
     clauses,
@@ -325,7 +325,10 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     if _asks_of_the_users_life(asked) and not _SECOND_PERSON.search(asked) and units & grounding_units(
             re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", asked, flags=re.IGNORECASE)):
         return True
-    if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in facts):
+    # the message's own words count only when it does not ask the assistant ("I can help with that." to "Can you
+    # help me plan my trip?" is the assistant's answer, not the user's voice)
+    own = [f for n, f in enumerate(facts) if n < len(facts) - 1 or not _SECOND_PERSON.search(f)]
+    if units and any(len(units & grounding_units(f)) * 2 >= len(units) for f in own):
         return True
     # Chinese by content characters too (function characters such as 是, 一, 的 left out): "我是一名建筑师" shares
     # two bigrams of five with "我是建筑师"; "我是一名护士。" shares 护士 of 名护士 with "我的工作是护士" (bench
@@ -545,8 +548,8 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
         return False
     # the assistant's own "I" is not judged; the user's voice is, as the user's life, unless it says that it was
     # not said ("My waist size is not specified.")
-    if (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and (
-            negations(sentence) or not speaks_as_user(sentence, facts)):
+    if (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and (negations(sentence) or not (
+            speaks_as_user(sentence, facts) or answers_as_the_user(sentence, message))):
         return False
     said = language(sentence)
     # a memory in the other language may be what it translates; the weather or the news is none, and where the
@@ -832,7 +835,12 @@ _NAMED_NOUN = re.compile(r"\b([a-z]+)(?:'s|’s)?\s+(?:name|surname|called)\b|\b
 def says_name(sentence: str, message: str = "") -> bool:
     """Does ``sentence`` give a name ("Her name is Mary.", "It's called Leith Walk.", "她叫王芳。"), or a capitalised
     word right after the noun ``message`` asks the name of ("Your cat Pickles…" to "What is my cat called?")?"""
-    if _SAYS_NAME.search(sentence):
+    if _SAYS_NAME.search(sentence) or re.search(r"(?:'s|’s)\s+(?:called\s+|named\s+)?[A-Z\u3400-\u9fff\"“]",
+                                                  sentence):  # "It's Biscuit."
+        return True
+    first = re.match(r"\W*([A-Z][\w'’-]*)", sentence)  # "Biscuit is your cat.", "Biscuit."
+    if first is not None and first.group(1).lower() not in FUNCTION_OPENERS and \
+            first.group(1).lower() not in message.lower():
         return True
     nouns = {n for m in _NAMED_NOUN.finditer(message) for n in m.groups() if n and n not in ("my", "your", "is")}
     return any(re.search(rf"\b{re.escape(n)}s?\s+[A-Z][\w'’-]*", sentence) for n in nouns)
@@ -849,6 +857,24 @@ def answers_who_as_itself(sentence: str, message: str) -> bool:
     if not (asks(message) and _ASKS_WHO.search(message)) or _SECOND_PERSON.search(message):
         return False
     return bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
+
+
+# what the assistant says of itself answering: that it remembers, knows, is unsure, was not told (either language)
+_ITS_OWN = re.compile(r"\b(?:remember|recall|know|knew|sure|think|believe|told|mention\w*|noted|understand|see|"
+                      r"have no|don't have|can't|cannot|afraid|sorry|guess|help|assist\w*)\b|"
+                      r"记得|记住|知道|确定|清楚|告诉|提到|明白|抱歉|不好意思|认为|觉得|猜|帮", re.IGNORECASE)
+
+
+def answers_as_the_user(sentence: str, message: str) -> bool:
+    """To a question about the user's life that is not asked of the assistant, a sentence in the first person
+    that does not speak to the user and says nothing of the assistant's own remembering or knowing: the user's
+    voice, whatever memory it came from ("I'm a quality manager at a pharmaceutical company." to "What's my job at
+    the moment?" beside the Chinese memory of it; "I am a male." to "What's my blood type?": a fourth new user's
+    trial): it is judged as the user's life and said to the user."""
+    if not (asks(message) and _asks_of_the_users_life(message)) or _SECOND_PERSON.search(message):
+        return False
+    return (bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
+            and not _ITS_OWN.search(sentence))
 
 
 # The model saying it was not told in the prompt's words ("…is not specified in the given facts", "提供的信息中没有
@@ -1065,7 +1091,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         or (["the prompt's time"] if _STAMP.search(sentence) else []))
     if made_up:
         return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
-    if speaks_as_user(sentence, facts):
+    if speaks_as_user(sentence, facts) or (sources is not None and answers_as_the_user(sentence, message)):
         if takes_over(sentence, facts):
             return None, "cut a sentence that makes the user the one another person's fact is about"
         turned = second_person(sentence)

@@ -78,6 +78,7 @@ _OPENERS = frozenset({
     "ms", "dr", "prof", "as", "at", "in", "on", "for", "from", "with", "by", "to", "of", "we're", "we've",
     "you're", "he's", "she's", "they're", "it's", "there's",
 })
+FUNCTION_OPENERS = _OPENERS  # for the answer check: a capitalised word that opens a sentence and names nothing
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+'-]*|\d[A-Za-z0-9.:+-]*")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Characters that carry grammar, not content: a Chinese word made of others names something.
