@@ -17,14 +17,15 @@ _ANY = re.compile(r"\b(moved|moving|relocated|now|no longer|anymore|any more|cha
 # pattern on the memory, not words added to a query: "Meeting moved to Friday" shares "moved" but states no move.
 _NOT_A_PLACE = (r"(?!(the\s+)?(next\s+|this\s+)?"
                 r"((mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|tonight|next|later)\b)")
+# Each state in both languages: a question in one may be answered by a memory in the other ("我现在住在哪个城市？"
+# beside "I just moved from Rotterdam to Utrecht": a fourth new user's trial).
 _OF_STATE: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile(r"\b(live[sd]?|living|home|address)\b", re.IGNORECASE),
-     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(to|into)\s+" + _NOT_A_PLACE, re.IGNORECASE)),
-    (re.compile(r"住"), re.compile(r"搬(家|到|去|进)")),
-    (re.compile(r"\b(job|work(s|ing)?|employer)\b", re.IGNORECASE),
-     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b",
-                re.IGNORECASE)),
-    (re.compile(r"工作|上班"), re.compile(r"入职|跳槽|新工作|辞职")),
+    (re.compile(r"\b(live[sd]?|living|home|address)\b|住", re.IGNORECASE),
+     re.compile(r"\b(moved|moving|relocated|relocating)\s+(back\s+)?(from\s+[^,.;!?]{1,40}?\s+)?(to|into)\s+"
+                + _NOT_A_PLACE + r"|搬(家|到|去|进)", re.IGNORECASE)),
+    (re.compile(r"\b(job|work(s|ing)?|employer)\b|工作|上班", re.IGNORECASE),
+     re.compile(r"\b(joined|hired\s+(by|at|as)|new\s+job|started\s+(a\s+new\s+job|working)|quit\s+my\s+job)\b|"
+                r"入职|跳槽|新工作|辞职|换工作", re.IGNORECASE)),
 )
 
 

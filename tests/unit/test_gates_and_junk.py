@@ -578,3 +578,21 @@ def test_thanks_for_what_the_assistant_did_is_no_fact(text: str, junk: bool) -> 
     """A second new user's trial: "谢谢你听我说这些" was stored as "感谢听我说这些", then recalled first for
     unrelated questions. Thanks in one clause is small talk; a fact said after it in a clause of its own is kept."""
     assert is_junk(text) is junk
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst]{1,2}[aeiou][bdklmnrst]", fullmatch=True),
+       st.from_regex(r"[A-Z][aeiou][bdklmnrst]{1,2}[aeiou]", fullmatch=True),
+       st.text("澜栖梧岚汐", min_size=2, max_size=3))
+def test_a_change_of_where_one_lives_or_works_is_read_in_either_language(old: str, new: str, zh: str) -> None:
+    """A fourth new user's trial: "我现在住在哪个城市？" beside "I just moved from Rotterdam to Utrecht" quoted the
+    brother's home: the change patterns were only the question's language's, and "moved from X to Y" was none."""
+    from memory.language.change import changes_of
+
+    for question in ("我现在住在哪个城市？", "Where do I live now?", "我以前住在哪里？"):
+        patterns = changes_of(question)
+        assert any(p.search(f"I just moved from {old} to {new}.") for p in patterns)
+        assert any(p.search(f"我搬到{zh}了。") for p in patterns)
+        assert not any(p.search("The meeting moved to Friday.") for p in patterns)
+    for question in ("我现在在哪里工作？", "Where do I work now?"):
+        assert any(p.search(f"I joined {new} last month.") for p in changes_of(question))
+        assert any(p.search(f"我跳槽到{zh}了。") for p in changes_of(question))
