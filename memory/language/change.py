@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 
-# The words that say some value changed, whatever the value: "now", "no longer", "现在", "换了".
+# The words that say some value changed, whatever the value: "now", "no longer", "现在", "换了"; and the verbs that
+# end having or doing something ("I sold the Corolla and bought a blue Volkswagen ID.3": a fourth new user's trial
+# left the Corolla current): the grammar of change, not its subjects.
 _ANY = re.compile(r"\b(moved|moving|relocated|now|no longer|anymore|any more|changed|switched|new (job|home|"
-                  r"address|number|phone|email|school|favou?rite)|started (working|a new job)|these days)\b"
-                  r"|现在|搬到|搬去|搬家|换了|换成|改成|改为|跳槽|不再|新工作|新家|如今|目前", re.IGNORECASE)
+                  r"address|number|phone|email|school|favou?rite)|started (working|a new job)|these days|"
+                  r"sold|gave away|got rid of|traded in|swapped|replaced)\b"
+                  r"|现在|搬到|搬去|搬家|换了|换成|改成|改为|跳槽|不再|新工作|新家|如今|目前|卖了|卖掉|送人了",
+                  re.IGNORECASE)
 
 # The words that say one state changed, by what names the state in a question ("where do I live now" / "I moved
 # to Shanghai", "我住在哪" / "我搬到上海了"): a memory recording the change rarely repeats the question's word. A

@@ -111,6 +111,10 @@ def test_use_never_lifts_a_memory_above_its_follower(agent: Agent) -> None:
     # subjects no slot table lists, linked by the name they share; the change names the new value
     ("I drink Veltrano cold brew every morning.", "I switched from Veltrano to Orrin matcha now.", "Orrin"),
     ("我的键盘是澜舟K3。", "我现在不用澜舟K3了，改用墨砚Pro键盘。", "墨砚"),
+    # sold and bought, no "now" (a fourth new user's trial left "I drive a silver 2016 Toyota Corolla." current)
+    ("I drive a silver 2016 Quorvane Lessa.", "I sold the Lessa and bought a blue Tavrin ID.5, it's electric.",
+     "Tavrin"),
+    ("我骑一辆青岚T2电动车。", "我把青岚T2卖了，买了一辆墨砚S9。", "墨砚"),
 ])
 def test_a_stated_change_of_any_subject_retires_what_it_names_recorded_and_reversible(
         agent: Agent, old: str, change: str, new: str) -> None:
