@@ -236,6 +236,24 @@ def requantified(candidate: str, message: str) -> str | None:
     return None
 
 
+_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z][\w'’-]*)")
+_TIME_NAMES = re.compile(r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+                         r"december|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+
+
+def names_more(candidate: str, message: str) -> str | None:
+    """Does ``candidate`` name what the message never names: a capitalised word inside a sentence that the message
+    does not have ("I am Nadia Rahimi, an Italian pharmacist…" for "My name is Nadia Rahimi. … I work as a
+    pharmacist at a hospital.": a fourth new user's trial stored the "Italian")? A month or a weekday is a time the
+    extractor may resolve; "User" is how it names the user."""
+    said = message.casefold()
+    for m in _CAPITALISED.finditer(candidate.strip()):
+        word = m.group(1)
+        if word.casefold() not in said and not _TIME_NAMES.match(word) and not THE_USER.fullmatch(word):
+            return f"it names {word}, which the message does not"
+    return None
+
+
 def changed_meaning(candidate: str, message: str) -> str | None:
     """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
@@ -254,7 +272,7 @@ def changed_meaning(candidate: str, message: str) -> str | None:
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
     if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)
-            or requantified(candidate, message)) is not None:
+            or requantified(candidate, message) or names_more(candidate, message)) is not None:
         return why
     mine, theirs = holders(candidate), holders(clause) or holders(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message

@@ -145,6 +145,14 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("My flight lands at gate 14 on Friday.", "The user's flight lands at gate 41 on Friday.", "changes"),
     ("我儿子三个月大了。", "我儿子三月大了。", "changes"),
     ("I ran 5,000 metres yesterday.", "The user ran 5000 metres yesterday.", "keeps"),
+    # a name or a proper adjective the message never says (a fourth new user's trial stored "an Italian pharmacist")
+    ("Hi! My name is Nadia Rahimi. I live in Rotterdam and I work as a pharmacist at a hospital.",
+     "I am Nadia Rahimi, an Italian pharmacist working at a hospital.", "changes"),
+    ("Hi! My name is Nadia Rahimi. I live in Rotterdam and I work as a pharmacist at a hospital.",
+     "The user's name is Nadia Rahimi.", "keeps"),
+    ("My brother lives in Vancouver.", "The user's brother lives in Vancouver, Canada.", "changes"),
+    ("I teach piano to kids on Saturdays.", "The user teaches piano to kids on Saturdays.", "keeps"),
+    ("I work as a nurse at a clinic.", "The user works as a nurse at a Swiss clinic.", "changes"),
     # a synonym is refused too (the user's words are kept: nothing is lost, the memory is only less tidy)
     ("I keep my bike in the hallway.", "The user stores their bike in the hallway.", "keeps"),
     ("我周末常去爬山。", "用户周末经常去登山。", "keeps"),
