@@ -212,11 +212,20 @@ _LABEL = re.compile(r"^\s*([^:：,，.。!！?？]{1,30})[:：]\s*(?=\S)")
 _BEFORE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z']+\s+){1,3}?)(?=(?:I|I'm|I've|I'd|I'll|my|My|we|We)\b)")
 
 
+# The words that join what the user says to what they said before, and say nothing themselves ("Oh and", "Also,",
+# "还有，", "对了，"): a closed class of discourse markers. A fourth new user's trial kept "Oh and Karim quit…" and
+# "还有，我换工作了…" as memories, and "What do you remember about me?" read them out so.
+_CONNECTIVE = re.compile(r"^\W*(?:(?:oh|ah|and|also|plus|anyway|anyways|btw|by the way|besides|so|well|one more thing|"
+                         r"another thing)\W*)+$|^\W*(?:还有|另外|对了|顺便说一下|顺便一提|而且|此外|然后|哦|噢)\W*$",
+                         re.IGNORECASE)
+_BEFORE_NAME = re.compile(r"^\W*((?:[A-Za-z']+,?\s+){1,3}?)(?=[A-Z][a-z]+\b)")
+
+
 def _states_nothing(piece: str) -> bool:
     """Does ``piece``, the opening of a statement, say nothing of its own: no one named, no first person, no number,
     no time ("Big news", "说实话", "对了", "Oh and"), or is it a greeting, thanks or small talk? "Last week, I moved"
     and "In Oslo, I…" open with what they say."""
-    if junk_sentence(piece) is not None:
+    if junk_sentence(piece) is not None or _CONNECTIVE.match(piece):
         return True
     if FIRST_PERSON.search(piece) or speaks_of_someone(piece) or re.search(r"\d", piece) or relative_times(piece):
         return False
@@ -256,6 +265,8 @@ def without_greeting(sentence: str) -> str:
     before = _BEFORE_SUBJECT.match(rest)
     if before is not None and _states_nothing(before.group(1)):
         rest = rest[before.end():]
+    elif (named := _BEFORE_NAME.match(rest)) is not None and _CONNECTIVE.match(named.group(1)):
+        rest = rest[named.end():]  # "Oh and Karim quit engineering…"
     return rest[:1].upper() + rest[1:] if rest[:1].islower() and (rest[:2].lower() in ("i ", "i'") or
                                                                   rest[:3] == "my ") else rest
 

@@ -309,6 +309,25 @@ def test_words_that_state_nothing_before_the_subject_are_not_kept(opening: str, 
     assert without_greeting(f"{said.rstrip('.')}, nice to meet you!") == said[:1].upper() + said[1:]
 
 
+@given(opening=st.sampled_from(["Oh and", "Also,", "Plus", "Anyway,", "Oh, and also", "By the way,"]),
+       zh=st.sampled_from(["还有，", "另外，", "对了，", "而且，", "顺便说一下，"]), name=_PSEUDO,
+       fact=st.sampled_from(["{} quit engineering, he's a teacher in Calgary now.", "{} moved to Lisbon.",
+                             "{} got a new job."]))
+def test_a_discourse_marker_before_a_name_or_a_clause_is_not_kept(opening: str, zh: str, name: str,
+                                                                   fact: str) -> None:
+    """A fourth new user's trial stored "Oh and Karim quit engineering…" and "还有，我换工作了…", and "What do you
+    remember about me?" read them out so. Words that only join what is said to what was said before go; a name,
+    a time or a place that opens the sentence stays."""
+    from memory.language.junk import without_greeting
+
+    said = fact.format(name.capitalize())
+    assert without_greeting(f"{opening} {said}") == said
+    assert without_greeting(f"{zh}我换工作了，现在在一家制药公司。") == "我换工作了，现在在一家制药公司。"
+    for kept in (f"The {name.capitalize()} is sold.", f"In Paris {name.capitalize()} lives well.",
+                 f"Yesterday {name.capitalize()} moved to Lisbon."):
+        assert without_greeting(kept) == kept
+
+
 _ZH_N = ["一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二"]
 
 
