@@ -327,6 +327,37 @@ def question_links(ranked: Sequence[Recalled], top_k: int, config: RankingConfig
     return implied, changes
 
 
+_BEFORE = re.compile(r"\b(?:before|prior to|earlier than|until)\b|之前|以前", re.IGNORECASE)
+
+
+def before_named(question: str, ranked: Sequence[Recalled], top_k: int) -> list[Recalled]:
+    """For a question about what was before a thing it names ("What car did I have before the Volkswagen?",
+    "在大众之前我开的是什么车？"): a memory among the first ``top_k`` that names the thing and follows older memories
+    (its link, written when it was stored) has those that do not name it right above it: they are what came before
+    (a fourth new user's trial answered the Volkswagen itself, ranked first for its name)."""
+    from memory.language.links import named_things, openers
+
+    if not _BEFORE.search(question):
+        return list(ranked)
+    named = named_things(question) - openers(question)
+    if not named:
+        return list(ranked)
+    out = list(ranked)
+    for r in ranked[:top_k]:
+        if not named_things(r.memory.text) & named:
+            continue
+        older = [o for o in out if o.memory.id in r.memory.follows and not named_things(o.memory.text) & named]
+        if not older:
+            continue
+        at = next(i for i, o in enumerate(out) if o.memory.id == r.memory.id)
+        if all(next(i for i, o in enumerate(out) if o.memory.id == x.memory.id) < at for x in older):
+            continue
+        out = [o for o in out if o not in older]
+        at = next(i for i, o in enumerate(out) if o.memory.id == r.memory.id)
+        out[at:at] = [replace(o, breakdown=_above(o.breakdown, r.breakdown)) for o in older]
+    return out
+
+
 def newest_first(ranked: Sequence[Recalled], fetched: Sequence[Hit], config: RankingConfig,
                  implied: dict[str, dict[str, float]] | None = None) -> list[Recalled]:
     """``ranked`` with each memory's followers (the newer memories about its subject, :mod:`memory.language.links`)
@@ -473,6 +504,8 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
                                           vectors=vectors)
         ranked = without_stale(newest_first(ranked, _followers(ltm, user_id, ranked[:top_k], vector, now_ms), cfg,
                                             implied))
+    elif window is None:  # about the past: what came before a thing the question names comes first
+        ranked = before_named(question, ranked, top_k)
     memories = mark_chains(ranked[: max(0, top_k)], changes)
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memory.language.links import (
@@ -825,3 +825,23 @@ def test_a_change_of_a_named_persons_job_links_to_their_job_in_the_other_languag
     assert found[0].follows and not found[0].weak, (found[0].why, cosines)
     assert not found[1].follows, found[1].why
     assert not states_change(change, memories[0], cosines[0], gates_for("e5"), linked=found[0].named)
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
+       st.from_regex(r"[A-Z][aeiou][bdklmnrst]{2}[aeiou]", fullmatch=True),
+       st.sampled_from(["What car did I have before the {new}?", "What did I drive before the {new}?",
+                        "Which bike did I ride prior to the {new}?"]))
+def test_what_came_before_a_named_thing_ranks_above_it(old: str, new: str, question: str) -> None:
+    """A fourth new user's trial: "What car did I have before the Volkswagen?" got the Volkswagen (it names the
+    question's thing, so it ranked first). The memory it follows, which does not name it, comes right above it."""
+    from memory.recall import before_named
+
+    assume(old.lower() != new.lower())
+    change = _recalled(f"I sold the {old} and bought a blue {new}.", 0.9, 0.86, follows=(f"I drive a {old}.",), at=2)
+    was = _recalled(f"I drive a {old}.", 0.6, 0.80, followed_by=(change.memory.id,), at=1)
+    other = _recalled("I live in Utrecht.", 0.7, 0.82)
+    ranked = before_named(question.format(new=new), [change, other, was], 3)
+    assert [r.memory.id for r in ranked][:2] == [was.memory.id, change.memory.id]
+    # a question that asks no "before", or names nothing the change names, keeps the order
+    assert before_named(f"When did I buy the {new}?", [change, other, was], 3) == [change, other, was]
+    assert before_named("What did I drive before?", [change, other, was], 3) == [change, other, was]
