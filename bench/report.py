@@ -161,10 +161,14 @@ def _serve_load_goals(r: dict[str, Any]) -> str:
     zero = [k for k in ("failed", "lost", "leaked", "duplicated", "lost_after_kill", "outbox_left") if r.get(k)]
     counts = "failed, lost, leaked, duplicated, lost after a kill, outbox left: all 0" if not zero else \
         "not 0: " + ", ".join(f"{k} {r[k]}" for k in zero)
-    ratio = r["search_p95_ratio"]
-    return (f"Goals: {counts}; search p95 under load {ratio}x its p95 alone: "
-            f"{'within' if ratio <= 3 else 'above'} the 3x goal in this one run (the ratio moves from run to run "
-            f"on this machine: see the README's 'One server under load').")
+    ratio, rounds = r["search_p95_ratio"], r.get("rounds", 1)
+    pooled = (f"pooled over {rounds} rounds of alone-then-load on the same server (each round's: "
+              f"{', '.join(str(x) for x in r.get('round_ratios', []))})" if rounds > 1 else "in this one run")
+    if r.get("model") != "scripted":  # the 3x goal is the scripted model's: the bundled one shares the cores
+        return f"Goals: {counts}; search p95 under load {ratio}x its p95 alone, {pooled} (reported, no goal)."
+    return (f"Goals: {counts}; search p95 under load {ratio}x its p95 alone, {pooled}: "
+            f"{'within' if ratio <= 3 else 'above'} the 3x goal (the ratio moves from run to run on this machine: "
+            f"see the README's 'One server under load').")
 
 
 def write_report() -> Path:
@@ -422,7 +426,8 @@ def write_report() -> Path:
                 "same clients again while the server is SIGKILLed and restarted; clients retry what got no answer. "
                 "Goals with the scripted model: failed, lost and leaked 0; search p95 under load within 3x its p95 "
                 "alone (same run). The search latency alone and under load is a probe process's of its own (one "
-                "user's searches one at a time, 100 ms apart), not the clients' event loop's.", "",
+                "user's searches one at a time, 100 ms apart), not the clients' event loop's; with `--rounds N` the "
+                "alone and load phases alternate N times and the figures pool them.", "",
                 sentence(r) + ".", "", _serve_load_goals(r), "", *kinds, "", "```json",
                 json.dumps(shown), "```", ""]
 
