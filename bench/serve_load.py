@@ -381,6 +381,18 @@ async def _killer(run: Run, kills: int, done: asyncio.Event, progress: Any) -> N
         done.set()
 
 
+_VALUES = re.compile(r"\bz\d+x\d+\b|\b\d{4}\b")  # what a statement says: its code's name and its number
+
+
+def _kept(statement: str, texts: list[str]) -> bool:
+    """Is what ``statement`` (a chat turn's "My X code zIxK is NNNN") says in one of ``texts``: as said (the scripted
+    model stores the user's words), or reworded with its code's name and its number (a real model's extraction:
+    "The user's locker code z0x1 is 6340")?"""
+    values = [v.lower() for v in _VALUES.findall(statement)]
+    plain = [re.sub(r"(?<=\d)[,\s](?=\d{3}\b)", "", t).lower() for t in texts]  # "5,430" is 5430
+    return statement in texts or (bool(values) and any(all(v in t for v in values) for t in plain))
+
+
 async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
     from langgraph_sdk import get_client
 
@@ -393,7 +405,7 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
         _check_owner(run, c.i, c.user, stored)
         texts = [m["text"] for m in stored]
         for text, phase in said.statements.items():
-            if text not in texts:
+            if not _kept(text, texts):
                 lost[phase] += 1
                 run.errors.append(f"{c.user}: lost {text!r} ({phase})")
         duplicated += sum(1 for text in said.adds if texts.count(text) > 1)
