@@ -254,8 +254,9 @@ def print_turn(state: dict[str, Any], args: argparse.Namespace, tz: tzinfo) -> N
             at = happened(r, tz)
             lexical = "-" if r.get("lexical") is None else f"{r['lexical']:.2f}"
             product = r["relevance"] * r["decay"] * r["weight"] * r["boost"]
-            # a follower ranks right above the memory it follows: its score is lifted to just above that one's
-            lifted = ", lifted above what it follows" if r["score"] > product * 1.0005 + 1e-9 else ""
+            # a follower ranks right above the memory it follows (and, asked what came before a thing, the memory
+            # the naming one follows right above it): its score is lifted to just above that one's
+            lifted = ", lifted above a memory it is linked to" if r["score"] > product * 1.0005 + 1e-9 else ""
             # the prompt marks it so too: an older word on a subject a recalled newer one follows
             lifted += ", earlier: a newer memory follows it" if r.get("chain") == "earlier" else ""
             print(f"  {n}. score {r['score']:.3f} = relevance {r['relevance']:.3f} (cosine {r['cosine']:.3f}, "

@@ -27,7 +27,14 @@ from memory.language.meaning import (
     source_clause,
     without_marks,
 )
-from memory.language.slots import ASKED_SLOTS, FIRST_PERSON, asked_slots, holds, single_valued_slots
+from memory.language.slots import (
+    ASKED_SLOTS,
+    FIRST_PERSON,
+    PERSON_CANON,
+    asked_slots,
+    holds,
+    single_valued_slots,
+)
 from memory.language.temporal import about_the_user_in_general, parse_time_window, time_intent
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import EN_NUMERALS, chinese_names, grounding_units, quoted
@@ -382,13 +389,23 @@ def takes_over(sentence: str, facts: Sequence[str]) -> bool:
     whose)? Turned to the user it would say "You work at Google" (the new-user trial); it is cut instead."""
     bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
     units = grounding_units(bare)
+    facts = [f for f in facts if not asks(f)]  # a question states nothing a sentence could restate
     shared = [len(units & grounding_units(f)) for f in facts]
     best = max(shared, default=0)
     # what it restates is what it shares the most with: "I work as a radiologist" restates the sister's "…works as
     # a radiologist", not the user's "I work as a marine biologist", which shares only "work" (a third new user's
     # trial: turned to the user, the sister's job became theirs)
     restated = [f for f, n in zip(facts, shared, strict=True) if units and n == best and n * 2 >= len(units)]
-    return bool(restated) and not any(same_holder(sentence, f) for f in restated)
+    return bool(restated) and not any(same_holder(sentence, f) and not _other_people(sentence, f) for f in restated)
+
+
+def _other_people(a: str, b: str) -> bool:
+    """Do ``a`` and ``b`` say whom they are about as the user or a relative (not by a name), and never the same
+    one? "我妹妹叫 Lena Park" and "I'm Lena Park" name the same Lena, one of the user's sister, one of the user: the
+    user's own name given to a sister nobody mentioned (a new-user check asked "我妹妹叫什么名字？")."""
+    kin = set(PERSON_CANON.values()) | {"self"}
+    whose_a, whose_b = holders(a) & kin, holders(b) & kin
+    return bool(whose_a) and bool(whose_b) and not whose_a & whose_b
 
 
 _TO_FIRST = ((re.compile(r"\byou(?:'|’)re\b", re.IGNORECASE), "I'm"), (re.compile(r"\byou(?:'|’)ve\b", re.IGNORECASE),

@@ -1519,3 +1519,17 @@ def test_a_name_said_first_or_after_its_is_an_answer_to_a_question_asking_it(nam
     answer = said.format(n=name, x=pet)
     facts = [f"I have a {pet} called {name}.", question]
     assert check_answer(answer, question, sources="\n".join(facts), facts=facts).text == answer
+
+
+@given(_NAME_EN, _NAME_EN, st.sampled_from([("sister", "妹妹"), ("brother", "哥哥"), ("wife", "妻子")]))
+def test_the_users_own_name_is_not_given_to_a_relative(me: str, them: str, kin: tuple[str, str]) -> None:
+    """A new-user check: "我妹妹叫什么名字？" (no sister ever mentioned) got "你妹妹叫 Lena Park。", the user's own
+    name ("I'm Lena Park."). A fact of the user's said of a relative is cut; the relative's own name stands."""
+    assume(me != them)
+    question = f"我{kin[1]}叫什么名字？"
+    facts = [f"I'm {me} Park.", "I work as a nurse in Busan.", question]
+    checked = check_answer(f"你{kin[1]}叫 {me} Park。", question, sources="\n".join(facts), facts=facts)
+    assert me not in checked.text and checked.changes, checked
+    facts = [f"I'm {me} Park.", f"My {kin[0]} is called {them}.", question]
+    assert check_answer(f"你{kin[1]}叫{them}。", question, sources="\n".join(facts), facts=facts).text == \
+        f"你{kin[1]}叫{them}。"

@@ -40,6 +40,6 @@ def test_explain_says_when_a_score_was_lifted_above_what_it_follows(capsys: Any)
                                                           recalled("Civic", 0.9, 0.9, "earlier")]}
     print_turn(state, argparse.Namespace(json=False, resume=None, explain=True, answer_printed=True), UTC)
     out = [line for line in capsys.readouterr().out.splitlines() if "score" in line]
-    assert "lifted above what it follows" in out[0] and "lifted" not in out[1]
+    assert "lifted above a memory it is linked to" in out[0] and "lifted" not in out[1]
     # the older of the two says so (a new user's trial read it as a current memory ranked out of order)
     assert "earlier: a newer memory follows it" in out[1] and "earlier" not in out[0]
