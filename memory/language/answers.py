@@ -882,6 +882,13 @@ _ITS_OWN = re.compile(r"\b(?:remember|recall|know|knew|sure|think|believe|told|m
                       r"记得|记住|知道|确定|清楚|告诉|提到|明白|抱歉|不好意思|认为|觉得|猜|帮", re.IGNORECASE)
 
 
+# the assistant saying that it does not know or remember, or was not told (either language)
+_NOT_KNOWING = re.compile(r"\b(?:don't|don’t|do not|did not|didn't|can't|can’t|cannot|not|no|never)\s+(?:\w+\s+)?"
+                          r"(?:remember|recall|know|sure|told|idea|mentioned|record)\b|"
+                          r"不记得|记不得|记不清|想不起|不知道|不确定|不清楚|没有?(?:告诉|提到|提过|说过)",
+                          re.IGNORECASE)
+
+
 def answers_as_the_user(sentence: str, message: str) -> bool:
     """To a question about the user's life that is not asked of the assistant, a sentence in the first person
     that does not speak to the user and says nothing of the assistant's own remembering or knowing: the user's
@@ -1075,12 +1082,14 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if sources is not None and asks_when(message) and not says_when(sentence, _NOW):
         # 'Your cat Pickles is a ginger tabby.' for 'When is my cat's birthday?': no answer; the plain one says so
         return None, "cut a sentence that says no time, to a question asking when"
-    if sources is not None and asks_where(message) and not says_where(sentence):
+    # the assistant saying it does not know ("I don't remember that.") answers any question
+    own_no = bool(_NOT_KNOWING.search(sentence))
+    if sources is not None and not own_no and asks_where(message) and not says_where(sentence):
         # 'You bought your bike by bike, a green Brompton.' for 'Where did I buy my bike?': no answer
         return None, "cut a sentence that says no place, to a question asking where"
-    if sources is not None and answers_who_as_itself(sentence, message):
+    if sources is not None and not own_no and answers_who_as_itself(sentence, message):
         return None, "cut a sentence that answers who in the first person"
-    if sources is not None and asks_name(message) and not says_name(sentence, message):
+    if sources is not None and not own_no and asks_name(message) and not says_name(sentence, message):
         # 'Your mum lives in Cork and loves gardening.' for 'What is my mum's name?' (bench answers, dev split)
         return None, "cut a sentence that gives no name, to a question asking one"
     if sources is not None and asks_number(message) and not _SAYS_NUMBER.search(sentence):

@@ -1533,3 +1533,19 @@ def test_the_users_own_name_is_not_given_to_a_relative(me: str, them: str, kin: 
     facts = [f"I'm {me} Park.", f"My {kin[0]} is called {them}.", question]
     assert check_answer(f"你{kin[1]}叫{them}。", question, sources="\n".join(facts), facts=facts).text == \
         f"你{kin[1]}叫{them}。"
+
+
+@pytest.mark.parametrize(("message", "answer"), [
+    (m, a) for m in ("What's my dog called?", "Where did I buy my bike?", "Who fixed my bike?")
+    for a in ("I don't remember that.", "I'm not sure.")] + [
+    (m, a) for m in ("我的狗叫什么名字？", "我的自行车是在哪里买的？", "谁修好了我的自行车？")
+    for a in ("我不记得了。", "我不确定。")])
+def test_the_assistant_saying_it_does_not_know_answers_a_where_name_or_who_question(message: str,
+                                                                                    answer: str) -> None:
+    """The place, name and who checks judge answers, not the assistant saying it does not know (the full suite's
+    "What's my dog called?" -> "I don't remember that." had become the plain "not told")."""
+    checked = check_answer(answer, message, sources=message, facts=[message])  # nothing recalled
+    assert checked.text in (answer, NOT_TOLD["en"], NOT_TOLD["zh"]), checked  # it says it does not know either way
+    assert not any(why in c for c in checked.changes for why in ("no place", "no name", "who in the first person"))
+    if answer.isascii():
+        assert checked.text == answer
