@@ -230,11 +230,9 @@ def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = No
     opens with such a name ("Nora quit being a baker…" beside "我奶奶诺拉…")."""
     held = slots_as(text, alias)
     opening = names_a_person_first(text) if CJK.search(text) else None
-    if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work"
+    if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work" (an aliased name is
+        # its kinship word already: slots_as)
         held = frozenset(k.replace("self:", f"{opening}:", 1) if k.startswith("self:") else k for k in held)
-    if alias:
-        held = frozenset(f"{alias.get(who.lower(), who)}:{name}" for who, _, name in
-                         (k.partition(":") for k in held))
     found = held & asked
     return bool(found) and (any(not k.startswith("self:") for k in found)
                             or bool(FIRST_PERSON.search(text) or THE_USER.search(text)))
