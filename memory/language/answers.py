@@ -35,7 +35,13 @@ from memory.language.slots import (
     holds,
     single_valued_slots,
 )
-from memory.language.temporal import about_the_user_in_general, parse_time_window, time_intent
+from memory.language.temporal import (
+    MONTH_NAMES,
+    WEEKDAY_NAMES,
+    about_the_user_in_general,
+    parse_time_window,
+    time_intent,
+)
 from memory.language.text import CJK, language, sentence_spans, sentences
 from memory.language.words import EN_NUMERALS, chinese_names, grounding_units, quoted
 
@@ -807,8 +813,7 @@ _SAYS_NUMBER = re.compile(r"\d|[零一二三四五六七八九十百千万两半
 _ASKS_WHERE = re.compile(r"\bwhere\b|\bwhich (?:city|country|town|place|shop|store|street|address)\b|"
                          r"哪里|哪儿|在哪|去哪|什么地方|哪个(?:城市|地方|国家|省|区|店)|哪座|哪家", re.IGNORECASE)
 _TIME_NOUN = (r"(?:morning|afternoon|evening|night|noon|midnight|weekends?|week|month|year|moment|time|"
-              r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|may|june|july|august|"
-              r"september|october|november|december|spring|summer|autumn|fall|winter|past|future|end|beginning|"
+              rf"(?:{WEEKDAY_NAMES})s?|{MONTH_NAMES}|spring|summer|autumn|fall|winter|past|future|end|beginning|"
               r"start|middle|same)\b")
 _SAYS_WHERE = re.compile(
     r"\b(?:in|at|from|near|inside|outside|behind|beside|opposite|around|across|on|next to|close to|off)\s+"

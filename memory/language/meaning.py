@@ -18,6 +18,7 @@ from functools import lru_cache
 from memory.language.links import holders, named_things
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
+from memory.language.temporal import MONTH_NAMES, WEEKDAY_NAMES
 from memory.language.text import CJK, sentences
 from memory.language.words import (
     EN_NUMERALS,
@@ -237,8 +238,7 @@ def requantified(candidate: str, message: str) -> str | None:
 
 
 _CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z][\w'’-]*)")
-_TIME_NAMES = re.compile(r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-                         r"december|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+_TIME_NAMES = re.compile(rf"(?:{MONTH_NAMES}|{WEEKDAY_NAMES})\b", re.IGNORECASE)
 
 
 def names_more(candidate: str, message: str) -> str | None:

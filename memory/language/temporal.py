@@ -55,12 +55,16 @@ def _number(text: str) -> int:
 
 
 # --- calendar helpers ----------------------------------------------------------------------------------------
-_MONTHS = {name: i for i, names in enumerate(
-    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-     ("november", "nov"), ("december", "dec")], start=1) for name in names}
+_MONTH_TABLE = [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+                ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+                ("november", "nov"), ("december", "dec")]
+_MONTHS = {name: i for i, names in enumerate(_MONTH_TABLE, start=1) for name in names}
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAYS_EN = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+# the calendar's names written out in full (English), alternations for the checks that read a time as no place or
+# no name
+MONTH_NAMES = "|".join(names[0] for names in _MONTH_TABLE)
+WEEKDAY_NAMES = "|".join(_WEEKDAYS_EN)
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 
