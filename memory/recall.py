@@ -346,11 +346,9 @@ def before_named(question: str, ranked: Sequence[Recalled], top_k: int) -> list[
     for r in ranked[:top_k]:
         if not named_things(r.memory.text) & named:
             continue
+        place = {o.memory.id: i for i, o in enumerate(out)}
         older = [o for o in out if o.memory.id in r.memory.follows and not named_things(o.memory.text) & named]
-        if not older:
-            continue
-        at = next(i for i, o in enumerate(out) if o.memory.id == r.memory.id)
-        if all(next(i for i, o in enumerate(out) if o.memory.id == x.memory.id) < at for x in older):
+        if all(place[o.memory.id] < place[r.memory.id] for o in older):  # none, or all above it already
             continue
         out = [o for o in out if o not in older]
         at = next(i for i, o in enumerate(out) if o.memory.id == r.memory.id)
