@@ -322,11 +322,16 @@ def second_person(text: str) -> str:
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours|yourself)\b|你", re.IGNORECASE)
 
 
+def _first_person_only(sentence: str) -> bool:
+    """Does ``sentence`` speak in the first person ("I", "my", "我") and not to the user ("you", "你")?"""
+    return bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
+
+
 def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
     memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
-    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) or _SECOND_PERSON.search(sentence):
+    if not _first_person_only(sentence):
         return False  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
     bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
     if _mirrors(sentence, facts[-1:]):
@@ -362,7 +367,7 @@ def pieced_together(sentence: str, facts: Sequence[str]) -> bool:
     user's trial)? Three content words or more (times and joining words aside), half of them from the memories
     together, and half from no one memory of the user's alone: neither the user's fact (said to the user later)
     nor the assistant's own words ("I'm glad to help"); cut."""
-    if not (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) or _SECOND_PERSON.search(sentence):
+    if not _first_person_only(sentence):
         return False
     # its times are :func:`invented`'s to judge, and its joining words ("also", "since") say nothing of a life
     timeless = _SAYS_WHEN.sub(" ", _TIME_SAID.sub(" ", _RELATIVE_WORDS.sub(" ", sentence)))
@@ -878,7 +883,7 @@ def answers_who_as_itself(sentence: str, message: str) -> bool:
     split). Nobody the user asks about is the assistant."""
     if not (asks(message) and _ASKS_WHO.search(message)) or _SECOND_PERSON.search(message):
         return False
-    return bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
+    return _first_person_only(sentence)
 
 
 # what the assistant says of itself answering: that it remembers, knows, is unsure, was not told (either language)
@@ -902,8 +907,7 @@ def answers_as_the_user(sentence: str, message: str) -> bool:
     trial): it is judged as the user's life and said to the user."""
     if not (asks(message) and _asks_of_the_users_life(message)) or _SECOND_PERSON.search(message):
         return False
-    return (bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
-            and not _ITS_OWN.search(sentence))
+    return _first_person_only(sentence) and not _ITS_OWN.search(sentence)
 
 
 # The model saying it was not told in the prompt's words ("…is not specified in the given facts", "提供的信息中没有
