@@ -407,7 +407,9 @@ async def _verify(run: Run, clients: list[Client]) -> dict[str, Any]:
         for text, phase in said.statements.items():
             if not _kept(text, texts):
                 lost[phase] += 1
-                run.errors.append(f"{c.user}: lost {text!r} ({phase})")
+                near = [t for t in texts if any(v.lower() in t.lower() for v in _VALUES.findall(text))]
+                run.errors.append(f"{c.user}: lost {text!r} ({phase}); the memories naming its code or number: "
+                                  f"{near}")
         duplicated += sum(1 for text in said.adds if texts.count(text) > 1)
         threads: dict[str, list[str]] = {}
         for thread, message, phase in said.turns:
@@ -682,6 +684,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--op-timeout", type=float, default=300, help="seconds an operation may take, retries "
                         "included, before it counts as failed (default 300)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--data-dir", type=Path, default=None, help="run on (and keep) this data directory, to read "
+                        "what the server stored afterwards (default: a temporary one, removed at the end)")
     parser.add_argument("--save", action="store_true", help="write bench/results/serve-load.json (--scripted) or "
                         "serve-load-bundled.json for the report")
 
@@ -694,7 +698,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigurationError("--alone must be at least 1 and --probe-ms at least 0")
     result = run(scripted=args.scripted, clients=args.clients, ops=args.ops, kills=args.kills, alone=args.alone,
                  probe_ms=args.probe_ms, rounds=args.rounds,
-                 think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed,
+                 think_ms=args.think_ms, op_timeout_s=args.op_timeout, seed=args.seed, data_dir=args.data_dir,
                  progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.save:  # the full runs take minutes (every kill is a restart): saved by hand, not by `bench all`
         save("serve-load" if args.scripted else "serve-load-bundled", result, t0, load)
