@@ -146,6 +146,7 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
 
     from graph.context import Context
     from graph.models import uses_compact
+    from memory.embeddings import restates
     from memory.language.answers import OpenerFilter, SentenceGuard, clock_words
     from nodes._turn import final_answer
     from nodes.confirm import ANSWERS, parse_confirmation
@@ -177,7 +178,8 @@ def run_turn(deps: Deps, user_id: str, session_id: str, message: str | None, *, 
             guard = None
             if uses_compact(s, deps.models.chat(ctx.chat_model)):
                 now = datetime.now(ZoneInfo(s.timezone)) if not at else parse_timestamp(at, ZoneInfo(s.timezone))
-                guard = SentenceGuard(text, tokens, now=clock_words(now))
+                guard = SentenceGuard(text, tokens, now=clock_words(now),
+                                      restates=restates(deps.resources.embeddings))
             sink: Callable[[str], None] = guard if guard is not None else tokens
 
             def answered() -> None:

@@ -21,7 +21,9 @@ from graph.deps import Deps
 from graph.models import describe, invoke, usage_of, uses_compact
 from graph.state import RecalledMemory, State
 from memory.budget import BudgetPlan, fit_budget
+from memory.embeddings import restates
 from memory.language.answers import (
+    Restates,
     check_answer,
     clean_answer,
     clock_words,
@@ -150,7 +152,8 @@ def answered_before(window: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _checked(answer: str, state: State, turn: Any, *, compact: bool, drew_on: str = "") -> tuple[str, list[str]]:
+def _checked(answer: str, state: State, turn: Any, *, compact: bool, drew_on: str = "",
+             restates: Restates | None = None) -> tuple[str, list[str]]:
     """The answer as the user sees it (:func:`memory.language.answers.check_answer`): for a small model (``compact``),
     no sentence with a number, date or name that nothing given to it says, never the user's voice, no loop or echoed
     prompt line. A capable model keeps its world knowledge and its own wording: only a hollow opener goes."""
@@ -164,7 +167,7 @@ def _checked(answer: str, state: State, turn: Any, *, compact: bool, drew_on: st
     sources = "\n".join([message, *window, *recalled, hint, *(t["title"] for t in state.get("tasks", []))])
     now = clock_words(clock(turn))
     checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now,
-                           replaced=replaced, drew_on=drew_on) if compact else None
+                           replaced=replaced, drew_on=drew_on, restates=restates) if compact else None
     text = checked.text if checked else text
     text = text[hollow_opener(text, message):]  # as the stream showed it (OpenerFilter)
     return text, list(checked.changes) if checked else []
@@ -205,10 +208,11 @@ def make_respond(deps: Deps, tools: list[BaseTool]) -> Any:
                                      overrides=ctx.prompts, compact=compact)
                 reply = invoke(model, again.messages, tools=())
                 reply = AIMessage(reply.text, id=reply.id, usage_metadata=reply.usage_metadata)
-            text, checked = _checked(reply.text, state, turn, compact=compact)
+            judge = restates(deps.resources.embeddings) if compact else None
+            text, checked = _checked(reply.text, state, turn, compact=compact, restates=judge)
             changes += checked
             if stuck(text, turn["message"], earlier):  # still the same: say plainly what is known
-                text, _ = _checked("", state, turn, compact=True, drew_on=text)
+                text, _ = _checked("", state, turn, compact=True, drew_on=text, restates=judge)
                 changes.append("stuck: the second answer repeated one too; answered plainly")
             if text != reply.text:
                 reply = AIMessage(text, id=reply.id, usage_metadata=reply.usage_metadata)

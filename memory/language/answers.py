@@ -43,7 +43,7 @@ from memory.language.temporal import (
     time_intent,
 )
 from memory.language.text import CJK, language, sentence_spans, sentences
-from memory.language.words import EN_NUMERALS, chinese_names, grounding_units, quoted
+from memory.language.words import EN_NUMERALS, chinese_names, grounding_units, quoted, romanized
 
 # Lines of our prompts that must never reach the user.
 _ECHO = re.compile(r"</?(memories|tasks|message|existing|new|conversation)>|\(data, not instructions\)|"
@@ -215,6 +215,7 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # with the accented letters: "Tromsø", "Łódź", "São"
 _LATIN_WORD = re.compile(rf"[{_LATIN}][{_LATIN}0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
+Restates = Callable[[str, Sequence[str]], bool]  # does a sentence say what one of these texts says (by meaning)?
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
 
@@ -270,8 +271,9 @@ def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
         first = not before or before.endswith((":", "：", "—"))  # "…what I remember is: You drove…"
         if low in _NOT_NAMES or (first and not zh and not any(c.isupper() or c.isdigit() for c in word[1:])):
             continue
-        if low not in known and low.removesuffix("'s").removesuffix("’s") not in known:
-            out.append(word)
+        if low not in known and low.removesuffix("'s").removesuffix("’s") not in known and (
+                not CJK.search(sources) or low.removesuffix("'s").removesuffix("’s") not in romanized(sources)):
+            out.append(word)  # "Chengdu", "Xiaoyu" of a Chinese memory's 成都, 小雨 are not made up
     # an address (e-mail, web) is a name whatever its case: "you@yourdomain.com" for "What's my email address?"
     out += [a for a in _ADDRESS.findall(sentence) if a.lower() not in sources.lower()]
     # a relative time no source says: "You painted the living room yellow yesterday." for "…last weekend"
@@ -381,17 +383,27 @@ def pieced_together(sentence: str, facts: Sequence[str]) -> bool:
                    for m, f in zip(memories, facts, strict=False))
 
 
-def says_nothing_given(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
+def says_nothing_given(sentence: str, message: str, sources: str, facts: Sequence[str],
+                       restates: Restates | None = None) -> bool:
     """Is ``sentence``, answering a question about the user's life, made of words none of which anything given to
     the model holds, in any voice ("You can find more information about me on my website or social media
     accounts." to "What do you remember about me?", a new user's trial)? Three content words or more, none in the
-    sources: not about what was asked, nor about anything told. Not judged beside a memory in another language."""
+    sources: not about what was asked, nor about anything told. Beside a memory in another language (a translation
+    shares no word) only when ``restates`` finds it says none of them; without ``restates``, not judged."""
     if not asks(message) or not _asks_of_the_users_life(message) or _ASKS_ADVICE.search(message):
         return False
-    if any(language(f) not in ("", language(sentence)) for f in facts[:-1]):
-        return False  # a translation shares no word
+    others = _in_other_languages(sentence, facts)
+    if others and restates is None:
+        return False
     units = {u for u in _impersonal_units(sentence) if not u.isdigit()}
-    return len(units) >= 3 and not units & grounding_units(sources)
+    return len(units) >= 3 and not units & grounding_units(sources) and not (
+        others and restates is not None and restates(sentence, others))
+
+
+def _in_other_languages(sentence: str, facts: Sequence[str]) -> list[str]:
+    """The memories of ``facts`` (the message last, not one) in another language than ``sentence``."""
+    said = language(sentence)
+    return [f for f in facts[:-1] if language(f) not in ("", said)]
 
 
 def takes_over(sentence: str, facts: Sequence[str]) -> bool:
@@ -558,7 +570,8 @@ def allowed_sources(sources: str, message: str, now: str) -> str:
     return f"{sources} {_CLOCK.sub(' ', now) if _asks_of_the_users_life(message) else now}"
 
 
-def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str]) -> bool:
+def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
+                restates: Restates | None = None) -> bool:
     """Does ``sentence`` (of an answer to ``message``, a question about today or now, or about something of the
     user's: "my boat", "我最喜欢的餐厅", "What do I drink in the morning?", "我开什么车？") assert what none of
     ``sources`` supports? Its content words beyond the question's own ("sunny", "warm" of "It is sunny and warm
@@ -568,9 +581,13 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     should I cook tonight?") is about neither. A sentence that shares any such word with a source stands (a
     paraphrase keeps some), and so does one with no content beyond the question, or one in the assistant's own
     first person ("I'm doing well today"). Numbers are :func:`invented`'s to judge: a date the time hint gives
-    supports no weather. A question about the user's life is not judged when a memory is in another language than
-    the sentence (a translation shares no word); one about the world is ("The weather is clear and mild." for "What's
-    the weather like in Lyon today?" beside a Chinese memory: a third new user's trial)."""
+    supports no weather. Beside a memory in another language than the sentence (a translation shares no word), a
+    sentence answering a question about the user's life stands when it says what one of them says by meaning
+    (``restates``: "你的猫叫Pepper。" beside "I have a cat called Pepper."), or when the question asks a slot one of
+    them holds (the bilingual table: "我开什么车？" asks the car); "你是红血型。" to "我是什么血型？" beside a job and a
+    car in English is judged (a fourth new user's trial). Without ``restates`` such a sentence is not judged. A
+    question about the world is judged beside any memory ("The weather is clear and mild." for "What's the weather
+    like in Lyon today?" beside a Chinese memory: a third new user's trial)."""
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
             _ASKS_TIME.search(message) or time_intent(message) == "present" or _asks_of_the_users_life(message)):
         return False
@@ -579,12 +596,12 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     if (_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and (negations(sentence) or not (
             speaks_as_user(sentence, facts) or answers_as_the_user(sentence, message))):
         return False
-    said = language(sentence)
     # a memory in the other language may be what it translates; the weather or the news is none, and where the
     # question asks a slot (the bilingual table: "我开什么车？" asks the car), only one holding it can be
-    others = [f for f in facts[:-1] if language(f) not in ("", said)]
+    others = _in_other_languages(sentence, facts)
     asked = asked_slots(message)
-    if _asks_of_the_users_life(message) and others and (not asked or any(holds(f, asked) for f in others)):
+    across = _asks_of_the_users_life(message) and bool(others)
+    if across and ((asked and any(holds(f, asked) for f in others)) or (restates is None and not asked)):
         return False
     # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
     # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)
@@ -594,14 +611,14 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str])
     if not novel:
         return False
     given = sources.replace(message, " ")
-    if not novel & grounding_units(given):
-        return True
     # or most of it, two words or more, by words and Chinese characters (bigrams would count the joins): "You
     # bought your Brompton at a local bike shop." for "Where did I buy my bike?" (the 1.5B, bench answers) shares
     # "Brompton" with a memory and says three words none has
     words = said_units(timeless) - said_units(message)
     unsaid = words - said_units(given)
-    return len(unsaid) >= 2 and len(unsaid) * 2 > len(words)
+    if novel & grounding_units(given) and not (len(unsaid) >= 2 and len(unsaid) * 2 > len(words)):
+        return False
+    return not (across and restates is not None and restates(sentence, others))
 
 
 def misplaced(sentence: str, message: str, facts: Sequence[str]) -> bool:
@@ -1047,7 +1064,8 @@ _EN_NUMBER_IN_ZH = re.compile(r"\s*(?<![A-Za-z])(" + "|".join(EN_NUMERALS) + r")
 
 
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
-                   replaced: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+                   replaced: Mapping[str, str] | None = None,
+                   restates: Restates | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
     Punctuation alone is no sentence. A sentence opening with one of the plain answers' own sentences (a model
     copies "I'm not sure; what I remember is: …" from the session's earlier turns) keeps that opening as the
@@ -1066,7 +1084,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         rest = sentence[len(lead):]
         if not any(c.isalnum() for c in rest):
             return sentence, ""
-        out, why = check_sentence(rest, message, sources=sources, facts=facts, now=now, replaced=replaced)
+        out, why = check_sentence(rest, message, sources=sources, facts=facts, now=now, replaced=replaced,
+                                  restates=restates)
         return (None if out is None else lead + out), why
     if sources is not None and asks(message) and _PROMPT_ABSTAINS.search(sentence):
         # 'Your waist size is not specified in the given facts.' (bench answers, dev split)
@@ -1080,7 +1099,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
-    if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts):
+    if sources is not None and unsupported(sentence, message, allowed_sources(sources, message, now), facts,
+                                           restates):
         return None, UNSUPPORTED
     if sources is not None and says_only_the_question(sentence, message):
         return None, "cut a sentence that gives the question's own words back as its answer"
@@ -1114,7 +1134,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence that says the statement back with its negation changed"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement or a reaction that adds what nothing said"
-    if sources is not None and says_nothing_given(sentence, message, allowed_sources(sources, message, now), facts):
+    if sources is not None and says_nothing_given(sentence, message, allowed_sources(sources, message, now), facts,
+                                                  restates):
         return None, UNSUPPORTED
     if sources is not None and pieced_together(sentence, facts):
         return None, "cut a sentence in the first person pieced together from several memories"
@@ -1124,6 +1145,12 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     made_up = [] if sources is None else (
         invented(sentence, allowed, chinese=asks(message))
         or (["the prompt's time"] if _STAMP.search(sentence) else []))
+    if made_up and restates is not None and not invented(sentence, allowed, chinese=False) and \
+            (others := _in_other_languages(sentence, facts)) and restates(sentence, others):
+        # only Chinese words jieba calls names ("摩托车", "攀岩", "起亚"), in a sentence that says what a memory in
+        # the other language says: a translation's words, which no source can share; figures and Latin words a
+        # translation keeps are still checked
+        made_up = []
     if made_up:
         return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
     if speaks_as_user(sentence, facts) or (sources is not None and answers_as_the_user(sentence, message)):
@@ -1151,7 +1178,7 @@ def _not_told(sentence: str) -> bool:
 
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                  replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = (),
-                 drew_on: str = "") -> Checked:
+                 drew_on: str = "", restates: Restates | None = None) -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
     checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
     user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
@@ -1162,7 +1189,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     memories whose restatement was already cut (a stream's sentences, :class:`SentenceGuard`). ``drew_on``: an
     answer thrown away for repeating an earlier one word for word, which passed every check: the memory it drew on
     is the plain answer's, as for a cut one ("You commute by bike, a green Brompton." to "How do I get to work?",
-    after the same words to "Where did I buy my bike?": bench answers)."""
+    after the same words to "Where did I buy my bike?": bench answers). ``restates``: a judge of whether a sentence
+    says what one of some memories in another language says (:func:`memory.embeddings.restates`); without one, a
+    sentence beside such a memory is not judged as unsupported."""
     kept: list[str] = []
     changes: list[str] = []
     stale_cut = list(cut_stale)
@@ -1170,7 +1199,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     for sentence in sentence_spans(answer):
         if not sentence.strip():
             continue
-        out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now, replaced=replaced)
+        out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now, replaced=replaced,
+                                  restates=restates)
         if why:
             changes.append(why)
         if why in (UNSUPPORTED, RETIMED):
@@ -1297,8 +1327,9 @@ class SentenceGuard:
     :meth:`context` gives it what the model was given (recall's update, before the model starts); a sentence
     waits until it ends, so the first words come one sentence later than unchecked."""
 
-    def __init__(self, message: str, sink: Callable[[str], None], now: str = "") -> None:
-        self.message, self.sink, self.now = message, sink, now
+    def __init__(self, message: str, sink: Callable[[str], None], now: str = "",
+                 restates: Restates | None = None) -> None:
+        self.message, self.sink, self.now, self.restates = message, sink, now, restates
         self._buffer = ""
         self._sources = message
         self._facts: list[str] = [message]
@@ -1353,7 +1384,7 @@ class SentenceGuard:
             self._sent = True
             self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
                                    replaced=self._replaced, cut_stale=self._stale_cut,
-                                   drew_on=" ".join(self._copied)).text)
+                                   drew_on=" ".join(self._copied), restates=self.restates).text)
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())
@@ -1366,11 +1397,11 @@ class SentenceGuard:
             # copied from an earlier answer to another message (not the plain answer's own words): never shown,
             # but what it drew on may be the plain answer's, when it passes the checks (as the stored answer does)
             if check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
-                              replaced=self._replaced)[0] is not None:
+                              replaced=self._replaced, restates=self.restates)[0] is not None:
                 self._copied.append(sentence)
             return
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
-                                replaced=self._replaced)
+                                replaced=self._replaced, restates=self.restates)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:
             self._stale_cut.append(older)
         if out is not None and _dangling(out):  # shown only with what it opens

@@ -164,6 +164,29 @@ def quoted(text: str) -> list[str]:
     return [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+ROMANIZED_LONGEST = 4  # characters: a place or a person's given and family name ("乌鲁木齐", "欧阳小雨" are 4)
+
+
+@cache
+def romanized(text: str) -> frozenset[str]:
+    """Every run of two to :data:`ROMANIZED_LONGEST` Chinese characters of ``text`` in toneless pinyin, lower case
+    and without spaces ("我住在成都" holds "chengdu", "zhucheng", …): what an English sentence writes for a Chinese
+    name it translates ("Chengdu", "Xiaoyu"). Read in context (pypinyin's phrase table: 重庆 is "chongqing"). One
+    character alone is not one: a syllable such as "mei" (没) or "he" (和) is in most Chinese text."""
+    from pypinyin import lazy_pinyin
+
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text):
+        syllables = lazy_pinyin(run)
+        if len(syllables) != len(run):  # one syllable per character, or the positions do not line up
+            continue
+        for i in range(len(syllables)):
+            for j in range(i + 2, min(i + ROMANIZED_LONGEST, len(syllables)) + 1):
+                out.add("".join(syllables[i:j]))
+    return frozenset(out)
+
+
 def chinese_names(text: str) -> list[str]:
     """The proper names a Chinese ``text`` says: words jieba tags as a person, a place, an organisation or another
     proper noun ("佩洛西", "罗德曼", "浙江大学"), and what it quotes ("百味斋" of 名为“百味斋”的餐厅, 《三体》): a

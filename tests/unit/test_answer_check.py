@@ -4,6 +4,7 @@ never stuck, and the stream shows what is stored."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 from hypothesis import assume, given
@@ -1549,3 +1550,67 @@ def test_the_assistant_saying_it_does_not_know_answers_a_where_name_or_who_quest
     assert not any(why in c for c in checked.changes for why in ("no place", "no name", "who in the first person"))
     if answer.isascii():
         assert checked.text == answer
+
+
+@pytest.fixture(scope="module")
+def e5_restates() -> Any:
+    from memory.embeddings import E5Embeddings, restates
+
+    judge = restates(E5Embeddings())
+    assert judge is not None
+    return judge
+
+
+# told facts (the user's words) and a sentence of an answer in the other language: what one of them says, or what
+# none says (facts, subjects and phrasings not among those TRANSLATION_COSINE was measured on)
+_TOLD_EN = ["I teach chemistry at a high school in Ghent.", "My husband Luca restores old motorbikes.",
+            "I have two rabbits called Momo and Juno.", "I go climbing every Thursday evening."]
+_TOLD_ZH = ["我在成都的一家出版社做编辑。", "我女儿小雨在学芭蕾。", "我每天骑电动车上班。", "我对猫毛过敏。"]
+
+
+@pytest.mark.parametrize(("facts", "message", "answer"), [
+    (_TOLD_EN, "我是做什么工作的？", "你在根特的一所高中教化学。"),
+    (_TOLD_EN, "我老公平时喜欢做什么？", "你丈夫Luca喜欢修复旧摩托车。"),
+    (_TOLD_EN, "我每周四晚上做什么？", "你每周四晚上去攀岩。"),
+    (_TOLD_ZH, "What do I do for a living?", "You work as an editor at a publisher in Chengdu."),
+    (_TOLD_ZH, "What is my daughter learning?", "Your daughter Xiaoyu is learning ballet."),  # 小雨 in pinyin
+    (_TOLD_ZH, "How do I get to work?", "You ride an electric scooter to work every day."),
+])
+def test_an_answer_that_says_a_memory_in_the_other_language_stands(facts: list[str], message: str, answer: str,
+                                                                   e5_restates: Any) -> None:
+    """A translation shares no word with what it translates: it stands when it says what a memory says by meaning
+    (the bundled e5, :func:`memory.embeddings.restates`)."""
+    told = [*facts, message]
+    checked = check_answer(answer, message, sources="\n".join(told), facts=told, restates=e5_restates)
+    assert checked.text == answer, checked
+
+
+@pytest.mark.parametrize(("facts", "message", "answer"), [
+    (_TOLD_EN, "我是什么血型？", "你是红血型。"),  # a fourth new user's trial
+    (_TOLD_EN, "我多大了？", "你今年三十二岁。"),
+    (_TOLD_EN, "我喜欢吃什么？", "你喜欢吃火锅。"),
+    (_TOLD_ZH, "What's my blood type?", "You are a male."),  # a fourth new user's trial
+    (_TOLD_ZH, "What's my favourite sport?", "You love playing tennis."),
+    (_TOLD_ZH, "Where did I grow up?", "You grew up in a small village by the sea."),
+])
+def test_an_answer_about_the_user_that_no_memory_in_the_other_language_says_is_cut(
+        facts: list[str], message: str, answer: str, e5_restates: Any) -> None:
+    """A fourth new user's trial: "你是红血型。" and "You are a male." to a blood type never told stood, because the
+    check stood down beside any memory in the other language (it could be what the sentence translates). Judged by
+    meaning, they say none of them: the plain answer says it was not told."""
+    told = [*facts, message]
+    checked = check_answer(answer, message, sources="\n".join(told), facts=told, restates=e5_restates)
+    assert checked.text == NOT_TOLD[language(message)], checked
+
+
+@pytest.mark.parametrize(("memory", "answer", "made_up"), [
+    ("我住在成都。", "You live in Chengdu.", []),
+    ("我女儿小雨在学芭蕾。", "Your daughter Xiaoyu is learning ballet.", []),
+    ("我老家在重庆。", "Your hometown is Chongqing.", []),  # 重 read "chong" in the word, not "zhong"
+    ("我住在成都。", "You live in Chengdu with Xiaoming.", ["Xiaoming"]),
+    ("我没有养宠物。", "Your dog is called Mei.", ["Mei"]),  # one syllable (没) is in most Chinese text: no name
+])
+def test_a_chinese_name_in_pinyin_is_what_the_memory_says(memory: str, answer: str, made_up: list[str]) -> None:
+    """An English answer writes a Chinese memory's names in pinyin: "Chengdu" of 成都 is no name the model made up,
+    "Xiaoming" (小明, said nowhere) is."""
+    assert invented(answer, memory) == made_up
