@@ -164,7 +164,6 @@ def quoted(text: str) -> list[str]:
     return [m.group(1).strip() for m in _QUOTED.finditer(text) if _CJK_RUN.search(m.group(1))]
 
 
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 ROMANIZED_LONGEST = 4  # characters: a place or a person's given and family name ("乌鲁木齐", "欧阳小雨" are 4)
 
 
