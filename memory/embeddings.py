@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -116,9 +117,10 @@ class E5Embeddings:
 # a sentence and a memory in the other language that say the same (an answer's "你开一辆白色的起亚Niro。" of "I drive
 # a white Kia Niro."): e5 passages' cosine at least this. Measured on generated bilingual facts (24 pairs, one in three
 # held out; 60 sampled sets of 4 told facts each, an answer translating a told fact or an untold one, both
-# directions): tuned on the rest, 5 of 60 translations below it (0.787-0.799) and 7 of 60 untold facts at or above it
-# (a near topic: "你吃素。" beside "I can't eat gluten." 0.837); held out, 5 of 60 below (one sentence, 0.797), 0 of 60
-# above. Other facts of the same user sit at 0.75-0.80 ("你是红血型。" beside a job and a car: 0.766).
+# directions; the Latin words and figures a pair shares left out of both, see _without_shared): tuned on the rest, 5 of
+# 60 translations below it (0.787-0.799) and 7 of 60 untold facts at or above it (a near topic: "你吃素。" beside "I
+# can't eat gluten." 0.837); held out, 5 of 60 below (one sentence, 0.797), 0 of 60 above. Other facts of the same
+# user sit at 0.75-0.80 ("你是红血型。" beside a job and a car: 0.766).
 TRANSLATION_COSINE = 0.80
 
 
@@ -130,14 +132,33 @@ def restates(embedder: Embedder) -> Callable[[str, Sequence[str]], bool] | None:
         return None
 
     def judge(sentence: str, texts: Sequence[str]) -> bool:
-        if not texts:
-            return False
-        said, *others = embedder.embed_documents([sentence, *texts])
-        norm = math.sqrt(sum(x * x for x in said)) or 1.0
-        return any(sum(a * b for a, b in zip(said, v, strict=True)) / (norm * (math.sqrt(sum(x * x for x in v)) or 1.0))
-                   >= TRANSLATION_COSINE for v in others)
+        pairs = [_without_shared(sentence, t) for t in texts]
+        if any(not re.search(r"\w", said) for said, _ in pairs):
+            return True  # nothing but the names a memory gives ("Karim.")
+        vectors = embedder.embed_documents([x for pair in pairs for x in pair])
+        return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= TRANSLATION_COSINE for i in range(len(pairs)))
 
     return judge
+
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9]+")
+
+
+def _without_shared(a: str, b: str) -> tuple[str, str]:
+    """``a`` and ``b`` without the Latin words and figures both write ("Karim", "Niro", "41"): a name the two
+    share pulls their vectors together whatever else they say ("Karim是一名律师。" beside "My friend Karim lives in
+    Vancouver." 0.82 with it, 0.76 without; "Karim住在温哥华。" 0.82 either way)."""
+    shared = {w.lower() for w in _LATIN_TOKEN.findall(a)} & {w.lower() for w in _LATIN_TOKEN.findall(b)}
+
+    def strip(text: str) -> str:
+        return _LATIN_TOKEN.sub(lambda m: "" if m.group(0).lower() in shared else m.group(0), text)
+
+    return (strip(a), strip(b)) if shared else (a, b)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / (
+        (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))) or 1.0)
 
 
 def as_langchain(embedder: Embedder) -> Any:

@@ -29,7 +29,7 @@ import numpy as np
 
 from memory.embeddings import Embedder
 from memory.language.change import changes_of
-from memory.language.slots import aliases, asked_slots, holds
+from memory.language.slots import aliases, asked_name, asked_slots, holds
 from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
 from memory.language.text import language
 from memory.long_term import Hit, HybridHit, LongTermMemory, Memory, Status
@@ -131,6 +131,8 @@ def slot_topic(question: str, hits: Sequence[HybridHit]) -> list[bool] | None:
     # a name the memories give a kinship word is that person in either language ("英格丽不当放射科医生了" holds
     # "sister:work" beside "我妹妹英格丽有两个孩子": a third new user's trial asked "What does my sister do now?")
     alias = aliases([h.memory.text for h in hits]) if any(not k.startswith("self:") for k in asked) else None
+    if alias and asked_name(question):  # "Karim现在住在哪里？" beside "My friend Karim…" asks "friend:residence"
+        asked = asked_slots(question, alias)
     # the other language's hits first: reading a memory's slots takes ~0.1 ms, every candidate's ~10 ms (issue 26)
     if not any(language(h.memory.text) not in (said_in, "") and holds(h.memory.text, asked, alias) for h in hits):
         return None

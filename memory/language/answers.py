@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 
 from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
-from memory.language.links import FUNCTION_OPENERS, holders, same_holder
+from memory.language.links import holders, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
     clauses,
@@ -30,7 +30,11 @@ from memory.language.meaning import (
 from memory.language.slots import (
     ASKED_SLOTS,
     FIRST_PERSON,
+    FUNCTION_OPENERS,
     PERSON_CANON,
+    a_person_in,
+    aliases,
+    asked_name,
     asked_slots,
     holds,
     single_valued_slots,
@@ -470,6 +474,14 @@ def _asks_of_the_users_life(message: str) -> bool:
     return bool(_OWN_PHRASE.search(message) or _ASKS_OF_USER.search(message))
 
 
+def _asks_of_someone_told(message: str, facts: Sequence[str]) -> bool:
+    """Does ``message`` ask about a person by a name ``facts`` (the memories, the message last) give a person
+    ("Karim现在住在哪里？" beside "我朋友Karim住在温哥华")? What the user told of them is their life too; a name
+    nothing gives a person ("What's the weather like in Lyon?" beside "I moved to Lyon") is the world's."""
+    name = asked_name(message)
+    return name is not None and a_person_in(name, facts[:-1])
+
+
 def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
     """Does ``sentence`` say the message's first-person phrase ("my waist size") or open with the user's own
     first words of the message ("我们公司的办公地点是…" for
@@ -588,8 +600,9 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     car in English is judged (a fourth new user's trial). Without ``restates`` such a sentence is not judged. A
     question about the world is judged beside any memory ("The weather is clear and mild." for "What's the weather
     like in Lyon today?" beside a Chinese memory: a third new user's trial)."""
+    about_life = _asks_of_the_users_life(message) or _asks_of_someone_told(message, facts)
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
-            _ASKS_TIME.search(message) or time_intent(message) == "present" or _asks_of_the_users_life(message)):
+            _ASKS_TIME.search(message) or time_intent(message) == "present" or about_life):
         return False
     # the assistant's own "I" is not judged; the user's voice is, as the user's life, unless it says that it was
     # not said ("My waist size is not specified.")
@@ -599,9 +612,10 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     # a memory in the other language may be what it translates; the weather or the news is none, and where the
     # question asks a slot (the bilingual table: "我开什么车？" asks the car), only one holding it can be
     others = _in_other_languages(sentence, facts)
-    asked = asked_slots(message)
-    across = _asks_of_the_users_life(message) and bool(others)
-    if across and ((asked and any(holds(f, asked) for f in others)) or (restates is None and not asked)):
+    alias = aliases(facts[:-1]) if asked_name(message) else None  # "Karim…?" beside "My friend Karim…": the friend
+    asked = asked_slots(message, alias)
+    across = about_life and bool(others)
+    if across and ((asked and any(holds(f, asked, alias) for f in others)) or (restates is None and not asked)):
         return False
     # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
     # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)

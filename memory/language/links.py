@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from memory.language.change import says_change
 from memory.language.slots import (
     FIRST_PERSON,
+    FUNCTION_OPENERS,
     PERSON_CANON,
     THE_USER,
     alias_of,
@@ -69,16 +70,7 @@ def links_for(embedder: str) -> LinkConfig:
     return next((c for name, c in LINKS_BY_EMBEDDER.items() if name in key), DEFAULT_LINKS)
 
 
-# Function words that open a sentence capitalised without naming anything (a closed class, not subjects).
-_OPENERS = frozenset({
-    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "we", "our", "us", "you", "your", "he", "she", "they", "it",
-    "his", "her", "their", "its", "the", "a", "an", "this", "that", "these", "those", "and", "but", "so", "then",
-    "also", "now", "just", "last", "next", "yesterday", "today", "tomorrow", "since", "after", "before",
-    "when", "every", "each", "there", "here", "recently", "lately", "currently", "still", "no", "not", "mr", "mrs",
-    "ms", "dr", "prof", "as", "at", "in", "on", "for", "from", "with", "by", "to", "of", "we're", "we've",
-    "you're", "he's", "she's", "they're", "it's", "there's",
-})
-FUNCTION_OPENERS = _OPENERS  # for the answer check: a capitalised word that opens a sentence and names nothing
+_OPENERS = FUNCTION_OPENERS
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+'-]*|\d[A-Za-z0-9.:+-]*")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Characters that carry grammar, not content: a Chinese word made of others names something.

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from memory.language.text import CJK
-from memory.language.words import chinese_name_after, names_a_person_first
+from memory.language.words import chinese_name_after, names_a_person_first, names_a_person_in
 
 PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
              "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
@@ -137,11 +137,46 @@ ASKED_SLOTS = {"name": re.compile(r"\bname\b|叫什么|名字", re.IGNORECASE),
                 "age": re.compile(r"\bhow old\b|多大|几岁", re.IGNORECASE)}
 
 
-def asked_slots(question: str) -> frozenset[str]:
+_CAPITALISED = re.compile(r"(?<![A-Za-z0-9'’])[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?(?![A-Za-z0-9])")
+
+
+# Function words that open a sentence capitalised without naming anything (a closed class, not subjects): the links
+# and the answer check read a capitalised word that opens a sentence as a name unless it is one.
+FUNCTION_OPENERS = frozenset({
+    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "we", "our", "us", "you", "your", "he", "she", "they", "it",
+    "his", "her", "their", "its", "the", "a", "an", "this", "that", "these", "those", "and", "but", "so", "then",
+    "also", "now", "just", "last", "next", "yesterday", "today", "tomorrow", "since", "after", "before",
+    "when", "every", "each", "there", "here", "recently", "lately", "currently", "still", "no", "not", "mr", "mrs",
+    "ms", "dr", "prof", "as", "at", "in", "on", "for", "from", "with", "by", "to", "of", "we're", "we've",
+    "you're", "he's", "she's", "they're", "it's", "there's",
+})
+
+
+def _function_word(word: str) -> bool:
+    return word.lower() in FUNCTION_OPENERS
+
+
+def asked_name(question: str) -> str | None:
+    """The person a question asks about by name, not about the user (no "I", "my", "我" in it), lower-cased:
+    "karim" of "Karim现在住在哪里？" and of "Where does Karim live now?", "英格丽" of "英格丽现在做什么工作？"
+    (jieba's part of speech), else None. In an English question a capitalised word after its first counts; in a
+    Chinese one any Latin word with a capital (a Chinese sentence writes none of its own)."""
+    if FIRST_PERSON.search(question) or THE_USER.search(question):
+        return None
+    if CJK.search(question):
+        latin = next((w for w in _CAPITALISED.findall(question) if not _function_word(w)), None)
+        return latin.lower() if latin else names_a_person_in(question)
+    words = [m for m in _CAPITALISED.finditer(question) if m.start() > 0 and question[:m.start()].strip()]
+    return next((m.group(0).lower() for m in words if not _function_word(m.group(0))), None)
+
+
+def asked_slots(question: str, alias: Mapping[str, str] | None = None) -> frozenset[str]:
     """The ``person:slot`` keys a question asks about, persons in one language ("wife:name" for "What is my wife's
-    name?" and for "我妻子叫什么名字？")."""
+    name?" and for "我妻子叫什么名字？"); a person asked about by name (:func:`asked_name`) is that name ("karim:
+    residence" for "Karim现在住在哪里？"), or its kinship word where ``alias`` (:func:`aliases`) knows it."""
     m = _ASKEDPERSON_EN.search(question) or _ASKEDPERSON_ZH.search(question)
-    who = m.group(1).lower() if m else "self"
+    named = None if m else asked_name(question)
+    who = m.group(1).lower() if m else (alias or {}).get(named, named) if named else "self"
     names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
     names |= {name for name, pattern in ASKED_SLOTS.items() if pattern.search(question)}
     nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
@@ -185,7 +220,7 @@ def aliases(texts: Sequence[str]) -> dict[str, str]:
             else None
         name = after.group(1).lower() if after and after.group(1)[0].isupper() else chinese_name_after(text, who)
         if name:
-            found.setdefault(name, set()).add(kin)
+            found.setdefault(name.lower(), set()).add(kin)
     return {name: next(iter(kins)) for name, kins in found.items() if len(kins) == 1}
 
 
@@ -194,7 +229,7 @@ def opening_name(text: str) -> str | None:
     Latin word (a name or not: "Ingrid", "The"), or None."""
     if CJK.search(text):
         return names_a_person_first(text)
-    first = re.match(r"\W*([A-Z][a-z]+)\b", text)
+    first = re.match(r"\W*([A-Z][a-z]+)(?![A-Za-z0-9])", text)
     return first.group(1).lower() if first else None
 
 
@@ -220,6 +255,22 @@ def slots_as(text: str, alias: Mapping[str, str] | None = None) -> frozenset[str
     return frozenset(k.replace("self:", f"{kin}:", 1) if k.startswith("self:") else k for k in held)
 
 
+def _named_first(text: str) -> str | None:
+    """The person's name ``text`` opens with, lower-cased: jieba's name in Chinese ("英格丽不当放射科医生了"), a
+    capitalised word that is no function word ("Karim lives in 温哥华", "Karim住在温哥华"), else None."""
+    if CJK.search(text) and (name := names_a_person_first(text)) is not None:
+        return name
+    first = re.match(r"\W*([A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?)(?![A-Za-z0-9'’])", text)
+    return first.group(1).lower() if first and not _function_word(first.group(1)) else None
+
+
+def a_person_in(name: str, texts: Sequence[str]) -> bool:
+    """Do ``texts`` (memories) speak of ``name`` (lower-cased) as a person: a kinship word given to it ("My friend
+    Karim…", "我朋友Karim…") or a sentence about it opening with it ("Karim lives in…")? A place they name
+    ("I moved to Lyon") is none."""
+    return name in aliases(texts) or any(_named_first(t) == name for t in texts)
+
+
 def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = None) -> bool:
     """Does ``text`` hold one of the ``asked`` slots (:func:`asked_slots`)? The slot table reads a sentence that
     names nobody as the user's ("Meeting with the design team moved to Friday" holds "self:residence"): a memory
@@ -229,7 +280,10 @@ def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = No
     job, read as the user's, was never recalled for "What does my sister do now?"); so is an English sentence that
     opens with such a name ("Nora quit being a baker…" beside "我奶奶诺拉…")."""
     held = slots_as(text, alias)
-    opening = names_a_person_first(text) if CJK.search(text) else None
+    opening = _named_first(text)
+    if opening is not None:  # a name the memories give a kinship word is that person ("karim" of "my friend Karim")
+        opening = (alias or {}).get(opening, opening)
+        opening = PERSON_CANON.get(opening, opening)
     if opening is not None:  # not the user's: "英格丽不当放射科医生了" holds no "self:work" (an aliased name is
         # its kinship word already: slots_as)
         held = frozenset(k.replace("self:", f"{opening}:", 1) if k.startswith("self:") else k for k in held)

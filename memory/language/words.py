@@ -101,13 +101,22 @@ def names_a_person_first(text: str) -> str | None:
     return first[0] if first is not None and first[1] in ("nr", "nrt") else None
 
 
+def names_a_person_in(text: str) -> str | None:
+    """The first person's name jieba finds anywhere in a Chinese ``text`` (nr or nrt: "英格丽" of "你知道英格丽住在
+    哪里吗？"), or None."""
+    return next((w for w, flag in tagged(text) if flag in ("nr", "nrt") and _CJK_RUN.fullmatch(w)), None)
+
+
 def chinese_name_after(text: str, word: str) -> str | None:
     """The person's name right after ``word`` in a Chinese ``text`` ("英格丽" of "我妹妹英格丽有两个孩子" after "妹妹":
-    jieba's part of speech nr), or None."""
+    jieba's part of speech nr; "Karim" of "我朋友Karim住在温哥华"), or None."""
     at = text.find(word)
     if at < 0:
         return None
     rest = text[at + len(word):]
+    latin = re.match(r"\s*([A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?)(?![A-Za-z0-9])", rest)
+    if latin:  # a name in Latin letters ("我朋友Karim住在温哥华"): a Chinese sentence writes no capital of its own
+        return latin.group(1)
     name = names_a_person_first(rest)
     if name is None:  # a name jieba does not know at all comes apart into single unknown characters ("莉", "娜")
         unknown = "".join(w for w, _ in itertools.takewhile(lambda t: t[1] == "x" and _CJK_RUN.fullmatch(t[0]),

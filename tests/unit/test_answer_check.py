@@ -1614,3 +1614,19 @@ def test_a_chinese_name_in_pinyin_is_what_the_memory_says(memory: str, answer: s
     """An English answer writes a Chinese memory's names in pinyin: "Chengdu" of 成都 is no name the model made up,
     "Xiaoming" (小明, said nowhere) is."""
     assert invented(answer, memory) == made_up
+
+
+@pytest.mark.parametrize(("told", "message", "answer", "kept"), [
+    ("我朋友Karim住在温哥华。", "Where does Karim work?", "Karim is a doctor.", False),  # a fourth user's trial
+    ("我朋友Karim住在温哥华。", "Where does Karim work?", "Karim works at a bank in Vancouver.", False),
+    ("My friend Karim lives in Vancouver.", "Karim在哪里工作？", "Karim在温哥华的一家银行工作。", False),
+    ("My friend Karim lives in Vancouver.", "Karim现在做什么工作？", "Karim是一名律师。", False),
+    ("My friend Karim lives in Vancouver.", "Karim现在住在哪里？", "Karim住在温哥华。", True),
+])
+def test_an_answer_about_a_person_the_user_told_of_is_judged_as_their_life(told: str, message: str, answer: str,
+                                                                          kept: bool, e5_restates: Any) -> None:
+    """A question about a person by a name a memory gives ("Karim…?") asks what the user told, as "my friend"
+    does: a detail no memory says is cut, across languages too."""
+    facts = [told, "I'm a quality manager in Rotterdam.", message]
+    checked = check_answer(answer, message, sources="\n".join(facts), facts=facts, restates=e5_restates)
+    assert (checked.text == answer) is kept, checked

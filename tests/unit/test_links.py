@@ -758,6 +758,37 @@ def test_a_name_the_memories_give_a_kinship_word_is_that_person_in_either_langua
     assert not holds(change, asked_slots("What do I do for work?"))
 
 
+@given(en=st.from_regex(r"[A-Z][aeiou][bdklmnrstv]{2}[aeiou]?", fullmatch=True),
+       kin=st.sampled_from([("friend", "朋友"), ("brother", "哥哥"), ("colleague", "同事"), ("neighbour", "邻居")]),
+       told_in=st.sampled_from(["en", "zh"]),
+       asked=st.sampled_from([("{n}现在住在哪里？", "residence"), ("Where does {n} live now?", "residence"),
+                              ("{n}在哪里工作？", "work"), ("Where does {n} work?", "work")]))
+def test_a_question_about_a_person_by_name_asks_that_person_not_the_user(en: str, kin: tuple[str, str],
+                                                                        told_in: str,
+                                                                        asked: tuple[str, str]) -> None:
+    """A fourth new user's trial: "Karim现在住在哪里？" asked "self:residence" (only a kinship word named a person),
+    so the slot ranking put the user's home first. A question that names a person and not the user asks that
+    person's slot, and the memories' kinship word for the name is that person in either language."""
+    from memory.language.slots import aliases, asked_name, asked_slots, holds
+
+    question, slot = asked[0].format(n=en), asked[1]
+    told = (f"My {kin[0]} {en} lives in Vancouver and works at a bank." if told_in == "en" else
+            f"我{kin[1]}{en}住在温哥华，在一家银行工作。")
+    alias = aliases([told, "I live in Porto."])
+    assert alias == {en.lower(): kin[0]}
+    assert asked_name(question) == en.lower()
+    assert asked_slots(question) == {f"{en.lower()}:{slot}"}
+    assert asked_slots(question, alias) == {f"{kin[0]}:{slot}"}
+    assert holds(told, asked_slots(question, alias), alias)
+    assert not holds("I live in Porto and work at a school.", asked_slots(question, alias), alias)
+    for own in (f"{en} moved to Oslo and works at a school.", f"{en}搬到奥斯陆了，在学校工作。"):
+        assert holds(own, asked_slots(question, alias), alias)  # opening with the name: that person's
+        assert holds(own, asked_slots(question))
+        assert not holds(own, asked_slots("Where do I live and work?"))
+    for users in ("Does {n} know where I live?", "{n}知道我住在哪里吗？"):  # about the user
+        assert asked_name(users.format(n=en)) is None
+
+
 @pytest.mark.parametrize("name", ["英格丽", "安娜", "玛丽亚", "卡洛斯"])
 def test_a_change_of_a_named_persons_job_retires_no_other_fact_of_theirs(name: str) -> None:
     """The replay of a third new user's trial: with a Chinese opening name read as a holder, "英格丽不当放射科医生了，
