@@ -13,12 +13,13 @@ it came from.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from memory.language.links import holders, named_things
 from memory.language.slots import THE_USER
 from memory.language.standalone import source_sentence
-from memory.language.temporal import MONTH_NAMES, WEEKDAY_NAMES
+from memory.language.temporal import MONTH_NAMES, WEEKDAY_NAMES, parse_time_window
 from memory.language.text import CJK, sentences
 from memory.language.words import (
     EN_NUMERALS,
@@ -254,6 +255,31 @@ def names_more(candidate: str, message: str) -> str | None:
     return None
 
 
+_ANY_NOW = datetime(2000, 1, 1, tzinfo=UTC)  # the parser only has to find a time phrase, not resolve it
+
+
+def figures(text: str) -> set[str]:
+    """The numbers ``text`` says, by value, and its codes (a word of letters and figures: "z0x1", "EV6"),
+    lower-cased."""
+    lower = text.lower()
+    codes = {w for w in re.findall(r"[a-z0-9]+", lower) if re.search(r"\d", w) and re.search(r"[a-z]", w)}
+    return {v for v, _ in quantities(lower)} | codes
+
+
+def dropped_figures(candidate: str, clause: str) -> str | None:
+    """Does ``candidate`` leave out a number or a code its ``clause`` says ("I'm using the alarm code z0x1 to set a
+    reminder." for "My alarm code z0x1 is 9236": the bundled model under bench serve-load; "The user's office door
+    code is 4311." for "My office door code z5x10 is 4311")? Why, or None. Not a number of the clause's time phrase
+    ("3 years ago", "三年前": the memory's event time keeps it)."""
+    kept = figures(candidate)
+    digits = {d for code in kept for d in re.findall(r"\d+", code)}
+    lost = {f for f in figures(clause) - kept if not (f.isdigit() and f in digits)}  # "0", "1" inside "z0x1"
+    if lost and (window := parse_time_window(clause, _ANY_NOW)) is not None and window.phrase:
+        lost -= figures(window.phrase)
+    first = min(lost, key=lambda f: (f.isdigit(), f), default=None)  # a code before a number
+    return f"it leaves out {first} that the message says" if first is not None else None
+
+
 def changed_meaning(candidate: str, message: str) -> str | None:
     """Why ``candidate`` does not say what ``message`` said (a mark of negation, modality or time added or
     dropped, or another person as its subject), or None when it keeps the meaning. A mark is compared with the
@@ -271,8 +297,9 @@ def changed_meaning(candidate: str, message: str) -> str | None:
         return "it makes the user a party to it, which the message does not"
     if dropped:
         return f"it leaves out {sorted(dropped)[0]} that the message has"
-    if (why := crossed(candidate, sentence) or substituted(candidate, clause, message)
-            or requantified(candidate, message) or names_more(candidate, message)) is not None:
+    if (why := dropped_figures(candidate, clause) or crossed(candidate, sentence)
+            or substituted(candidate, clause, message) or requantified(candidate, message)
+            or names_more(candidate, message)) is not None:
         return why
     mine, theirs = holders(candidate), holders(clause) or holders(sentence)
     # "用户小梅离开了阿里巴巴" for "小梅离开了阿里巴巴": the extractor made the user the subject of what the message

@@ -153,6 +153,19 @@ PAIRS: list[tuple[str, str, Label]] = [
     ("My brother lives in Vancouver.", "The user's brother lives in Vancouver, Canada.", "changes"),
     ("I teach piano to kids on Saturdays.", "The user teaches piano to kids on Saturdays.", "keeps"),
     ("I work as a nurse at a clinic.", "The user works as a nurse at a Swiss clinic.", "changes"),
+    # a number or a code the message says, left out (the bundled 0.5B under bench serve-load: "I'm using the alarm
+    # code z0x1 to set a reminder for My phone." for "My alarm code z0x1 is 9236"); a time phrase's number is the
+    # memory's event time
+    ("My alarm code z0x1 is 9236", "I'm using the alarm code z0x1 to set a reminder for My phone.", "changes"),
+    ("My office door code z5x10 is 4311", "The user's office door code is 4311.", "changes"),
+    ("我的储物柜密码是4721。", "用户有一个储物柜密码。", "changes"),
+    ("I have three kids and a dog.", "The user has kids and a dog.", "changes"),
+    ("我养了两只猫。", "用户养了猫。", "changes"),
+    ("My Wi-Fi password is blue42river.", "The user's Wi-Fi password is blue river.", "changes"),
+    ("I moved to Lisbon 3 years ago.", "The user moved to Lisbon.", "keeps"),
+    ("我三年前搬到了里斯本。", "用户搬到了里斯本。", "keeps"),
+    ("My locker code z0x1 is 6340", "The user's locker code z0x1 is 6340.", "keeps"),
+    ("我的车牌号是浙A12345。", "用户的车牌号是浙A12345。", "keeps"),
     # a synonym is refused too (the user's words are kept: nothing is lost, the memory is only less tidy)
     ("I keep my bike in the hallway.", "The user stores their bike in the hallway.", "keeps"),
     ("我周末常去爬山。", "用户周末经常去登山。", "keeps"),
