@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 
 from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
-from memory.language.links import holders, same_holder
+from memory.language.links import holders, named_things, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
     clauses,
@@ -25,6 +25,7 @@ from memory.language.meaning import (
     quantities,
     said_units,
     source_clause,
+    substituted,
     without_marks,
 )
 from memory.language.slots import (
@@ -747,6 +748,27 @@ def contradicts(sentence: str, message: str) -> bool:
     return False
 
 
+def says_back_otherwise(sentence: str, message: str) -> bool:
+    """Is ``sentence``, acknowledging a statement, the statement said back with a word of it swapped for one the
+    message never says ("他在温哥华工作。" for "他住在温哥华。", a fourth new user's trial; "Your brother works in
+    Vancouver." for "My brother lives in Vancouver.")? A clause of it that names what the message names
+    (:func:`memory.language.links.named_things`) and says it of someone ("you", "he", "你") is compared with the
+    clause of the message it restates, as an extraction is (:func:`memory.language.meaning.substituted`). Adding a
+    word ("…lives in Vancouver now") or leaving one out is no swap; a question back and another language than the
+    message's are not judged."""
+    if asks(message) or sentence.rstrip().endswith(("?", "？")) or language(message) not in ("", language(sentence)):
+        return False
+    named = named_things(message)
+    return any(_SAYS_OF_SOMEONE.search(clause) and named_things(clause) & named
+               and substituted(clause, source_clause(clause, message), message) for clause in clauses(sentence))
+
+
+# a clause that says something of someone (the user, or a person the message speaks of), not a wish or a remark
+# ("Congrats on the new Volkswagen!"): the persons' pronouns, a closed class
+_SAYS_OF_SOMEONE = re.compile(r"\b(?:you|your|you're|you’re|he|she|they|his|her|their|he's|she's|they're)\b|你|他|她",
+                              re.IGNORECASE)
+
+
 def retimes(sentence: str, message: str, facts: Sequence[str]) -> bool:
     """Is ``sentence``, answering a question, a recalled memory said back with a later time or a modality the
     memory does not have ("你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
@@ -1146,6 +1168,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, RETIMED
     if sources is not None and contradicts(sentence, message):
         return None, "cut a sentence that says the statement back with its negation changed"
+    if sources is not None and says_back_otherwise(sentence, message):
+        return None, "cut a sentence that says the statement back with a word of it swapped"
     if sources is not None and commentary(sentence, message, sources):
         return None, "cut a remark on a statement or a reaction that adds what nothing said"
     if sources is not None and says_nothing_given(sentence, message, allowed_sources(sources, message, now), facts,

@@ -1630,3 +1630,25 @@ def test_an_answer_about_a_person_the_user_told_of_is_judged_as_their_life(told:
     facts = [told, "I'm a quality manager in Rotterdam.", message]
     checked = check_answer(answer, message, sources="\n".join(facts), facts=facts, restates=e5_restates)
     assert (checked.text == answer) is kept, checked
+
+
+@given(st.sampled_from([("brother", "哥哥"), ("sister", "姐姐"), ("friend", "朋友"), ("neighbour", "邻居")]),
+       st.sampled_from([("Vancouver", "温哥华"), ("Leeds", "利兹"), ("Porto", "波尔图"), ("Osaka", "大阪")]),
+       st.sampled_from([("lives", "works", "住在{p}", "在{p}工作"), ("works", "lives", "在{p}工作", "住在{p}"),
+                        ("teaches", "studies", "在{p}教书", "在{p}读书")]))
+def test_a_statement_said_back_with_a_word_swapped_is_cut(kin: tuple[str, str], place: tuple[str, str],
+                                                         verbs: tuple[str, str, str, str]) -> None:
+    """A fourth new user's trial: "他住在温哥华" was acknowledged "在温哥华工作" (lives became works). Said back, a
+    statement keeps its words; a remark or a word added ("now") stands."""
+    said, swapped, said_zh, swapped_zh = verbs
+    message = f"My {kin[0]} {said} in {place[0]}."
+    checked = check_answer(f"Got it, your {kin[0]} {swapped} in {place[0]}.", message, sources=message, facts=[message])
+    assert checked.text == "Got it.", checked
+    for kept in (f"Got it, your {kin[0]} {said} in {place[0]} now.", f"Nice, {place[0]} is lovely!"):
+        assert check_answer(kept, message, sources=message, facts=[message]).text == kept
+    message = f"我{kin[1]}{said_zh.format(p=place[1])}。"
+    answer = f"好的，你{kin[1]}{swapped_zh.format(p=place[1])}。"
+    checked = check_answer(answer, message, sources=message, facts=[message])
+    assert place[1] not in checked.text, checked
+    kept = f"好的，你{kin[1]}{said_zh.format(p=place[1])}。"
+    assert check_answer(kept, message, sources=message, facts=[message]).text == kept
