@@ -91,6 +91,8 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
             if guard is not None and isinstance(recalled, dict):
                 guard.context(recalled=[m["text"] for m in recalled.get("recalled") or []],
                               chains=[str(m.get("chain", "")) for m in recalled.get("recalled") or []],
+                              times=[int(m.get("event_time") or m.get("timestamp") or 0)
+                                     for m in recalled.get("recalled") or []],
                               windowed=bool(recalled.get("time_window")),
                               window=recalled.get("window") or [],
                               extra=[*(str(v) for v in (recalled.get("time_window") or {}).values()),

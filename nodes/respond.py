@@ -166,8 +166,9 @@ def _checked(answer: str, state: State, turn: Any, *, compact: bool, drew_on: st
     text = clean_answer(answer) if compact and answer else answer
     sources = "\n".join([message, *window, *recalled, hint, *(t["title"] for t in state.get("tasks", []))])
     now = clock_words(clock(turn))
-    checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now,
-                           replaced=replaced, drew_on=drew_on, restates=restates) if compact else None
+    times = {m["text"]: m.get("event_time") or m["timestamp"] for m in state.get("recalled", [])}
+    checked = check_answer(text, message, sources=sources, facts=[*recalled, message], now=now, replaced=replaced,
+                           drew_on=drew_on, restates=restates, times=times) if compact else None
     text = checked.text if checked else text
     text = text[hollow_opener(text, message):]  # as the stream showed it (OpenerFilter)
     return text, list(checked.changes) if checked else []

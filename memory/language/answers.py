@@ -769,6 +769,42 @@ _SAYS_OF_SOMEONE = re.compile(r"\b(?:you|your|you're|you’re|he|she|they|his|he
                               re.IGNORECASE)
 
 
+# the words that order two things in time: after an English one comes the thing the other is ordered against
+# ("A before B"); before a Chinese one ("B之前…A"). A closed class of the grammar of time.
+_ORDER_EN = re.compile(r"\b(before|prior to|earlier than|after|later than)\b", re.IGNORECASE)
+_ORDER_ZH = re.compile(r"(之前|以前|之后|以后)")
+_LATER = ("after", "later than", "之后", "以后")
+
+
+def reverses_order(sentence: str, times: Mapping[str, int]) -> bool:
+    """Does ``sentence`` put the things of two recalled memories in the wrong time order? ``times``: each recalled
+    memory's time (its event's, else when it was said). "You had a grey Kia EV6 before the Mazda 3." beside the
+    Mazda said months before the Kia (my own new-user check: recall put the Mazda first, the 0.5B reversed it); "在
+    起亚之前你开的是马自达" is right. A thing is what one memory names and no other recalled one does."""
+    if len(times) < 2:
+        return False
+    markers = [(m.start(), m.end(), m.group(1).lower(), True) for m in _ORDER_EN.finditer(sentence)]
+    markers += [(m.start(), m.end(), m.group(1), False) for m in _ORDER_ZH.finditer(sentence)]
+    if not markers:
+        return False
+    things = {t: named_things(t) for t in times}
+    low = sentence.lower()
+    spots = []  # (position in the sentence, memory) of each thing only that memory names
+    for text, names in things.items():
+        own = names - frozenset().union(*(n for o, n in things.items() if o != text))
+        spots += [(at, text) for name in own if len(name) > 1 and (at := low.find(name)) >= 0]
+    for start, end, word, english in markers:
+        ref = min((sp for sp in spots if sp[0] >= end), default=None) if english else \
+            max((sp for sp in spots if sp[0] < start), default=None)
+        if ref is None:
+            continue
+        later = word in _LATER
+        if any((times[text] < times[ref[1]]) == later and times[text] != times[ref[1]]
+               for _, text in spots if text != ref[1]):
+            return True
+    return False
+
+
 def retimes(sentence: str, message: str, facts: Sequence[str]) -> bool:
     """Is ``sentence``, answering a question, a recalled memory said back with a later time or a modality the
     memory does not have ("你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
@@ -1040,6 +1076,7 @@ def asks_the_time(message: str) -> bool:
 
 UNSUPPORTED = "cut a sentence about today or the user that nothing given to the model supports"
 RETIMED = "cut a sentence that says a memory back with a later time or a modality it does not have"
+REORDERED = "cut a sentence that puts two memories in the wrong time order"
 
 
 @lru_cache(maxsize=8)
@@ -1100,8 +1137,8 @@ _EN_NUMBER_IN_ZH = re.compile(r"\s*(?<![A-Za-z])(" + "|".join(EN_NUMERALS) + r")
 
 
 def check_sentence(sentence: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
-                   replaced: Mapping[str, str] | None = None,
-                   restates: Restates | None = None) -> tuple[str | None, str]:
+                   replaced: Mapping[str, str] | None = None, restates: Restates | None = None,
+                   times: Mapping[str, int] | None = None) -> tuple[str | None, str]:
     """One sentence of an answer as :func:`check_answer` keeps it (None: cut) and why it changed ("" if not).
     Punctuation alone is no sentence. A sentence opening with one of the plain answers' own sentences (a model
     copies "I'm not sure; what I remember is: …" from the session's earlier turns) keeps that opening as the
@@ -1121,7 +1158,7 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         if not any(c.isalnum() for c in rest):
             return sentence, ""
         out, why = check_sentence(rest, message, sources=sources, facts=facts, now=now, replaced=replaced,
-                                  restates=restates)
+                                  restates=restates, times=times)
         return (None if out is None else lead + out), why
     if sources is not None and asks(message) and _PROMPT_ABSTAINS.search(sentence):
         # 'Your waist size is not specified in the given facts.' (bench answers, dev split)
@@ -1132,6 +1169,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a question of the user's said back"
     if sources is not None and equates_the_user(sentence, sources):
         return None, "cut a sentence that says the user is one of their own things"
+    if sources is not None and times and reverses_order(sentence, times):
+        return None, REORDERED
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:
         return None, f"cut a sentence that states {older!r}, which a newer memory replaced"
@@ -1216,7 +1255,8 @@ def _not_told(sentence: str) -> bool:
 
 def check_answer(answer: str, message: str, *, sources: str | None, facts: Sequence[str], now: str = "",
                  replaced: Mapping[str, str] | None = None, cut_stale: Sequence[str] = (),
-                 drew_on: str = "", restates: Restates | None = None) -> Checked:
+                 drew_on: str = "", restates: Restates | None = None,
+                 times: Mapping[str, int] | None = None) -> Checked:
     """``answer`` without the sentences that hold a number, date or name none of ``sources`` gives (None: not
     checked, for a model with knowledge of its own), and with a sentence that speaks as the user turned to the
     user ("I live in…" -> "You live in…"). ``now``: the current date, a source only when the message asks about
@@ -1229,7 +1269,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
     is the plain answer's, as for a cut one ("You commute by bike, a green Brompton." to "How do I get to work?",
     after the same words to "Where did I buy my bike?": bench answers). ``restates``: a judge of whether a sentence
     says what one of some memories in another language says (:func:`memory.embeddings.restates`); without one, a
-    sentence beside such a memory is not judged as unsupported."""
+    sentence beside such a memory is not judged as unsupported. ``times``: each recalled memory's time (event, else
+    recorded), to cut a sentence that orders two of them the wrong way (:func:`reverses_order`)."""
     kept: list[str] = []
     changes: list[str] = []
     stale_cut = list(cut_stale)
@@ -1238,7 +1279,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         if not sentence.strip():
             continue
         out, why = check_sentence(sentence, message, sources=sources, facts=facts, now=now, replaced=replaced,
-                                  restates=restates)
+                                  restates=restates, times=times)
         if why:
             changes.append(why)
         if why in (UNSUPPORTED, RETIMED):
@@ -1284,6 +1325,10 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         top = facts[0] if len(facts) > 1 else None
         asked_of = next((s for s in stale_cut if top is not None and top in (s, (replaced or {}).get(s))), None)
         about = about if about is not None else asked_of
+        # the model ordered two memories the wrong way round, to a question ordering them ("What car did I have
+        # before the Volkswagen?"): recall put the memories before the one it names first (recall.before_named)
+        if REORDERED in changes and top is not None and (_ORDER_EN.search(message) or _ORDER_ZH.search(message)):
+            about = top
         # shared words cannot tell across languages: "我现在住在哪里？" beside "I moved from Lisbon to Madrid", recall's
         # first (its vectors are of both languages) when it is the newest word of a change (a question about now
         # ranks a change first for what changed), said unsure; not any memory in the other language ("How old am
@@ -1373,6 +1418,7 @@ class SentenceGuard:
         self._facts: list[str] = [message]
         self._earlier: list[tuple[str, str]] = []
         self._replaced: dict[str, str] = {}
+        self._times: dict[str, int] = {}
         self._stale_cut: list[str] = []
         self._seen: set[str] = set()
         self._sent = False
@@ -1383,9 +1429,11 @@ class SentenceGuard:
         self._copied: list[str] = []  # sentences not shown for repeating an earlier answer, which pass the checks
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
-                chains: Sequence[str] = (), windowed: bool = False) -> None:
+                chains: Sequence[str] = (), windowed: bool = False, times: Sequence[int] = ()) -> None:
         """``chains``: each recalled memory's chain mark ("now", "earlier" or ""), as recall gave them;
-        ``windowed``: the message names a time (:func:`replacements`)."""
+        ``windowed``: the message names a time (:func:`replacements`); ``times``: each one's time (event, else
+        recorded)."""
+        self._times = dict(zip(recalled, times, strict=True)) if times else {}
         chains = list(chains) or [""] * len(recalled)
         said = [str(e.get("content", "")) for e in window]
         self._sources = "\n".join([self.message, *said, *recalled, *extra])
@@ -1422,7 +1470,8 @@ class SentenceGuard:
             self._sent = True
             self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
                                    replaced=self._replaced, cut_stale=self._stale_cut,
-                                   drew_on=" ".join(self._copied), restates=self.restates).text)
+                                   drew_on=" ".join(self._copied), restates=self.restates,
+                                   times=self._times).text)
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())
@@ -1435,11 +1484,11 @@ class SentenceGuard:
             # copied from an earlier answer to another message (not the plain answer's own words): never shown,
             # but what it drew on may be the plain answer's, when it passes the checks (as the stored answer does)
             if check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
-                              replaced=self._replaced, restates=self.restates)[0] is not None:
+                              replaced=self._replaced, restates=self.restates, times=self._times)[0] is not None:
                 self._copied.append(sentence)
             return
         out, _ = check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,
-                                replaced=self._replaced, restates=self.restates)
+                                replaced=self._replaced, restates=self.restates, times=self._times)
         if out is None and self._replaced and (older := stale(sentence, self._replaced)) is not None:
             self._stale_cut.append(older)
         if out is not None and _dangling(out):  # shown only with what it opens

@@ -1652,3 +1652,26 @@ def test_a_statement_said_back_with_a_word_swapped_is_cut(kin: tuple[str, str], 
     assert place[1] not in checked.text, checked
     kept = f"好的，你{kin[1]}{said_zh.format(p=place[1])}。"
     assert check_answer(kept, message, sources=message, facts=[message]).text == kept
+
+
+@given(st.sampled_from([("Mazda 3", "马自达"), ("Skoda Octavia", "斯柯达"), ("Toyota Corolla", "丰田卡罗拉")]),
+       st.sampled_from([("Kia EV6", "起亚"), ("Volkswagen ID.3", "大众"), ("Tesla Model 3", "特斯拉")]))
+def test_two_memories_put_in_the_wrong_time_order_are_cut(old: tuple[str, str], new: tuple[str, str]) -> None:
+    """My own new-user check: "What car did I have before the Kia?" got "You had a grey Kia EV6 before the Mazda 3."
+    (recall put the Mazda first; the answer reversed the order). A sentence ordering two recalled memories' things
+    ("before", "after", "之前", "之后") is judged by the memories' times; the plain answer is recall's first."""
+    assume(old[0].split()[-1] != new[0].split()[-1])
+    for first, then, message, right, wrong in (
+            (f"I drive a {old[0]}.", f"I sold the car and bought a {new[0]}.",
+             f"What car did I have before the {new[0].split()[0]}?",
+             f"You had the {old[0]} before the {new[0]}.", f"You had the {new[0]} before the {old[0]}."),
+            (f"我开一辆{old[1]}。", f"我把车卖了，买了一辆{new[1]}。", f"我在{new[1]}之前开的是什么车？",
+             f"在{new[1]}之前你开的是{old[1]}。", f"在{old[1]}之前你开的是{new[1]}。")):
+        facts = [first, then, message]
+        times = {first: 1_700_000_000_000, then: 1_710_000_000_000}
+        checked = check_answer(wrong, message, sources="\n".join(facts), facts=facts, times=times)
+        assert checked.text.endswith(second_person(first)), checked  # the plain answer: recall's first
+        assert check_answer(right, message, sources="\n".join(facts), facts=facts, times=times).text == right
+        after = f"You got the {old[0]} after the {new[0]}." if first.isascii() else f"在{old[1]}之后你买了{new[1]}。"
+        flipped = check_answer(after, message, sources="\n".join(facts), facts=facts, times=times)
+        assert (flipped.text == after) is (not first.isascii()), flipped
