@@ -805,6 +805,19 @@ def reverses_order(sentence: str, times: Mapping[str, int]) -> bool:
     return False
 
 
+def in_another_language(sentence: str, message: str, sources: str) -> bool:
+    """Is ``sentence`` in another language than ``message`` with words of its own: half of its content units or
+    more in no source ("Karim lives in 温哥华, which is a city near Rotterdam." to "Karim现在住在哪里？", a fourth new
+    user's trial)? A memory's words said back as written ("Your cat is called Pepper." to "我的猫叫什么？" beside "I
+    have a cat called Pepper.") are a quotation, not an answer in the other language."""
+    asked, said = language(message), language(sentence)
+    if not asked or not said or asked == said:
+        return False
+    units = _impersonal_units(sentence)
+    unsaid = units - grounding_units(sources)
+    return bool(unsaid) and len(unsaid) * 2 >= len(units)
+
+
 def retimes(sentence: str, message: str, facts: Sequence[str]) -> bool:
     """Is ``sentence``, answering a question, a recalled memory said back with a later time or a modality the
     memory does not have ("你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
@@ -1169,6 +1182,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a question of the user's said back"
     if sources is not None and equates_the_user(sentence, sources):
         return None, "cut a sentence that says the user is one of their own things"
+    if sources is not None and in_another_language(sentence, message, sources):
+        return None, "cut a sentence in another language than the message's that no memory says"
     if sources is not None and times and reverses_order(sentence, times):
         return None, REORDERED
     older = stale(sentence, replaced) if replaced and sources is not None else None

@@ -969,7 +969,7 @@ def test_a_reaction_put_as_a_question_is_not_lectured_on(message: str, word: str
                if message.isascii() else f"{word}是一种生活在世界各地草原上的动物，以各种植物为食。")
     checked = check_answer(lecture, message, sources=message, facts=[message])
     assert checked.text in ("Got it.", "好的，知道了。"), checked
-    for kept in ("Yes, it is!", "I'm doing well, thanks."):
+    for kept in (("Yes, it is!", "I'm doing well, thanks.") if message.isascii() else ("对啊！", "是真的！")):
         assert check_answer(kept, message, sources=message, facts=[message]).text == kept
 
 
@@ -1675,3 +1675,18 @@ def test_two_memories_put_in_the_wrong_time_order_are_cut(old: tuple[str, str], 
         after = f"You got the {old[0]} after the {new[0]}." if first.isascii() else f"在{old[1]}之后你买了{new[1]}。"
         flipped = check_answer(after, message, sources="\n".join(facts), facts=facts, times=times)
         assert (flipped.text == after) is (not first.isascii()), flipped
+
+
+@given(_NAME_EN, st.sampled_from([("温哥华", "Vancouver"), ("鹿特丹", "Rotterdam"), ("大阪", "Osaka")]),
+       st.sampled_from(["which is a city near the sea", "where the weather is always mild", "and loves it there"]))
+def test_a_sentence_in_the_other_language_with_words_of_its_own_is_cut(name: str, place: tuple[str, str],
+                                                                       more: str) -> None:
+    """A fourth new user's trial: "Karim现在住在哪里？" got "Karim lives in 温哥华, which is a city near Rotterdam."
+    (English, and a relation nobody said). A sentence in the other language than the message's stands only as a
+    memory's words said back ("Your cat is called Pepper." to "我的猫叫什么？")."""
+    facts = [f"我朋友{name}住在{place[0]}。", "I'm a quality manager.", f"{name}现在住在哪里？"]
+    checked = check_answer(f"{name} lives in {place[0]}, {more}.", facts[-1], sources="\n".join(facts), facts=facts)
+    assert more not in checked.text and place[0] in checked.text, checked  # the plain answer: the memory
+    facts = [f"My friend {name} lives in {place[1]}.", f"{name}住在哪里？"]
+    quoted = f"{name} lives in {place[1]}."
+    assert check_answer(quoted, facts[-1], sources="\n".join(facts), facts=facts).text == quoted
