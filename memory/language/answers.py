@@ -37,7 +37,9 @@ from memory.language.slots import (
     aliases,
     asked_name,
     asked_slots,
+    held_slots,
     holds,
+    named_first,
     single_valued_slots,
 )
 from memory.language.temporal import (
@@ -460,6 +462,9 @@ def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
 
 _OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
                          re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
+# a thing of the user's, named as theirs ("my blood type", "我的血型"; not "我现在…", a time)
+_THING_OF_USER = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的[\u4e00-\u9fff]{2}",
+                            re.IGNORECASE)
 # a question whose subject is the user, asked in the indicative ("What do I drink in the morning?", "Am I allergic
 # to anything?", "我开什么车？", "我养狗吗？"): it asks a fact of their life, as "my X" does
 _ASKS_OF_USER = re.compile(r"\b(?:do|does|did|am|was|have|had)\s+(?:I|we)\b|\babout (?:me|myself|us)\b|"
@@ -626,6 +631,14 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     if not novel:
         return False
     given = sources.replace(message, " ")
+    # a thing of the user's that nothing given names, in the words the question names it ("my blood type", "我的
+    # 血型"), said of them all the same: "Your blood type is the same as your friend Karim." shares "friend" and
+    # "Karim" with a memory, and nothing told says a blood type. Not where the question asks a slot of the table
+    # (it reads other words for it: "job" of "I work as a nurse") or a memory is in the other language
+    if not asked and not others and (thing := _THING_OF_USER.search(message)) is not None:
+        named = {u for u in _impersonal_units(thing.group(0)) if not u.startswith("的")}
+        if named and named & _impersonal_units(sentence) and not named & grounding_units(given):
+            return True
     # or most of it, two words or more, by words and Chinese characters (bigrams would count the joins): "You
     # bought your Brompton at a local bike shop." for "Where did I buy my bike?" (the 1.5B, bench answers) shares
     # "Brompton" with a memory and says three words none has
@@ -803,6 +816,14 @@ def reverses_order(sentence: str, times: Mapping[str, int]) -> bool:
                for _, text in spots if text != ref[1]):
             return True
     return False
+
+
+def _persons_named(texts: Sequence[str]) -> set[str]:
+    """The units by which ``texts`` (memories) name persons: kinship words, the names the memories give a kinship
+    word or open a sentence with, and the names in a memory of someone's name ("My name is Nadia Rahimi")."""
+    names = set(aliases(texts)) | {n for t in texts if (n := named_first(t)) is not None}
+    names |= {n for t in texts if any(k.endswith(":name") for k in held_slots(t)) for n in named_things(t)}
+    return {u for w in (*PERSON_CANON, *PERSON_CANON.values(), *names) for u in _impersonal_units(w)}
 
 
 def in_another_language(sentence: str, message: str, sources: str) -> bool:
@@ -1332,6 +1353,9 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         # none shares a word with the question, but the model's cut answer drew on one: "You ride your Brompton to
         # work every day." for "How do I get to work?" beside "I commute by bike, a green Brompton" (bench answers)
         drew = _impersonal_units(" ".join(embellished)) - _impersonal_units(message)
+        # not by whom it named: "Your blood type is the same as your friend Karim." (never told) drew on nothing of
+        # "My friend Karim lives in Vancouver" but the friend (a fourth new user's trial answered that memory)
+        drew -= _persons_named(facts[:-1])
         about = about if about is not None or not drew else max(
             (f for f in facts[:-1] if drew & _impersonal_units(f)), key=lambda f: len(drew & _impersonal_units(f)),
             default=None)

@@ -255,7 +255,7 @@ def slots_as(text: str, alias: Mapping[str, str] | None = None) -> frozenset[str
     return frozenset(k.replace("self:", f"{kin}:", 1) if k.startswith("self:") else k for k in held)
 
 
-def _named_first(text: str) -> str | None:
+def named_first(text: str) -> str | None:
     """The person's name ``text`` opens with, lower-cased: jieba's name in Chinese ("英格丽不当放射科医生了"), a
     capitalised word that is no function word ("Karim lives in 温哥华", "Karim住在温哥华"), else None."""
     if CJK.search(text) and (name := names_a_person_first(text)) is not None:
@@ -268,7 +268,7 @@ def a_person_in(name: str, texts: Sequence[str]) -> bool:
     """Do ``texts`` (memories) speak of ``name`` (lower-cased) as a person: a kinship word given to it ("My friend
     Karim…", "我朋友Karim…") or a sentence about it opening with it ("Karim lives in…")? A place they name
     ("I moved to Lyon") is none."""
-    return name in aliases(texts) or any(_named_first(t) == name for t in texts)
+    return name in aliases(texts) or any(named_first(t) == name for t in texts)
 
 
 def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = None) -> bool:
@@ -280,7 +280,7 @@ def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = No
     job, read as the user's, was never recalled for "What does my sister do now?"); so is an English sentence that
     opens with such a name ("Nora quit being a baker…" beside "我奶奶诺拉…")."""
     held = slots_as(text, alias)
-    opening = _named_first(text)
+    opening = named_first(text)
     if opening is not None:  # a name the memories give a kinship word is that person ("karim" of "my friend Karim")
         opening = (alias or {}).get(opening, opening)
         opening = PERSON_CANON.get(opening, opening)

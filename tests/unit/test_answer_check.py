@@ -1690,3 +1690,24 @@ def test_a_sentence_in_the_other_language_with_words_of_its_own_is_cut(name: str
     facts = [f"My friend {name} lives in {place[1]}.", f"{name}住在哪里？"]
     quoted = f"{name} lives in {place[1]}."
     assert check_answer(quoted, facts[-1], sources="\n".join(facts), facts=facts).text == quoted
+
+
+@given(_NAME_EN, st.sampled_from([("friend", "朋友"), ("brother", "哥哥"), ("colleague", "同事")]),
+       st.sampled_from([("blood type", "血型"), ("shoe size", "鞋码"), ("favourite colour", "幸运数字")]))
+def test_a_thing_never_told_said_of_the_user_by_way_of_a_person_is_not_told(name: str, kin: tuple[str, str],
+                                                                              thing: tuple[str, str]) -> None:
+    """My own check of a fourth new user's trial: "What's my blood type?" got "Your blood type is the same as your
+    friend Karim." (it shares "friend" and "Karim" with a memory: it stood), and when cut, the plain answer read out
+    the friend's memory, which the cut sentence drew on only by the person. No memory names a blood type: it was not
+    told. A thing the user did tell in other words ("my hobby" beside "I go bouldering") is still recalled."""
+    for facts, message, answer, lang in (
+            ([f"My {kin[0]} {name} lives in Vancouver.", f"My name is {name}a Rahimi."], f"What's my {thing[0]}?",
+             f"Your {thing[0]} is the same as your {kin[0]} {name}'s.", "en"),
+            ([f"我{kin[1]}{name}住在成都。", "我叫林小雨。"], f"我的{thing[1]}是什么？",
+             f"你的{thing[1]}和{name}一样。", "zh")):
+        told = [*facts, message]
+        checked = check_answer(answer, message, sources="\n".join(told), facts=told)
+        assert checked.text == NOT_TOLD[lang], checked
+    told = ["On weekends I go bouldering.", f"My {kin[0]} {name} lives in Vancouver.", "What's my hobby?"]
+    checked = check_answer("Your hobby is bouldering.", told[-1], sources="\n".join(told), facts=told)
+    assert "bouldering" in checked.text, checked
