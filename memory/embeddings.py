@@ -7,7 +7,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 
@@ -124,21 +124,40 @@ class E5Embeddings:
 TRANSLATION_COSINE = 0.80
 
 
-def restates(embedder: Embedder) -> Callable[[str, Sequence[str]], bool] | None:
-    """A judge of whether a sentence says what one of some texts says, across languages, by meaning: what
-    :func:`memory.language.answers.check_answer` asks of a sentence beside memories in another language, whose words
-    it cannot compare. Calibrated for the bundled e5 only (:data:`TRANSLATION_COSINE`): None for another model."""
-    if not isinstance(embedder, E5Embeddings):
-        return None
+# a name and its writing in the other language ("Hamburg" and 汉堡, "Graz" and 格拉茨): e5 cosine of the two words at
+# least this, and no other name given nearer. Measured on 20 place, person and brand names (tuned): 12 of 20 right
+# pairs at or above it, none of the 380 wrong ones (their highest 0.856); held out (14 other names): 7 of 14 right,
+# 0 of 182 wrong (highest 0.855). A name below it is judged invented, as before.
+NAME_COSINE = 0.86
 
-    def judge(sentence: str, texts: Sequence[str]) -> bool:
+
+class AcrossLanguages:
+    """Judges of what an answer says beside memories in the other language, whose words it cannot compare, for
+    :func:`memory.language.answers.check_answer`: called, whether a sentence says what one of some texts says (by
+    meaning, :data:`TRANSLATION_COSINE`); :meth:`same_name`, whether a name is one of some names written in the
+    other language (:data:`NAME_COSINE`). Calibrated for the bundled e5 only."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+
+    def __call__(self, sentence: str, texts: Sequence[str]) -> bool:
         pairs = [_without_shared(sentence, t) for t in texts]
         if any(not re.search(r"\w", said) for said, _ in pairs):
             return True  # nothing but the names a memory gives ("Karim.")
-        vectors = embedder.embed_documents([x for pair in pairs for x in pair])
+        vectors = self._embedder.embed_documents([x for pair in pairs for x in pair])
         return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= TRANSLATION_COSINE for i in range(len(pairs)))
 
-    return judge
+    def same_name(self, name: str, names: Sequence[str]) -> bool:
+        if not names:
+            return False
+        said, *others = self._embedder.embed_documents([name, *names])
+        return max(_cosine(said, v) for v in others) >= NAME_COSINE
+
+
+def restates(embedder: Embedder) -> AcrossLanguages | None:
+    """The judges of :class:`AcrossLanguages` for ``embedder``: None for another model than the bundled e5 (not
+    calibrated: a sentence beside a memory in the other language is then not judged)."""
+    return AcrossLanguages(embedder) if isinstance(embedder, E5Embeddings) else None
 
 
 _LATIN_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9]+")

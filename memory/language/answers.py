@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, lru_cache
+from typing import Protocol
 
 from memory.language.change import changes_of
 from memory.language.junk import asks, is_junk, normalized, relative_times
@@ -222,7 +223,14 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # with the accented letters: "Tromsø", "Łódź", "São"
 _LATIN_WORD = re.compile(rf"[{_LATIN}][{_LATIN}0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
-Restates = Callable[[str, Sequence[str]], bool]  # does a sentence say what one of these texts says (by meaning)?
+class Restates(Protocol):
+    """Judges across languages (:class:`memory.embeddings.AcrossLanguages`)."""
+
+    def __call__(self, sentence: str, texts: Sequence[str]) -> bool:
+        """Does ``sentence`` say what one of ``texts`` says (by meaning)?"""
+
+    def same_name(self, name: str, names: Sequence[str]) -> bool:
+        """Is ``name`` one of ``names``, written in the other language?"""
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
 
@@ -826,6 +834,21 @@ def _persons_named(texts: Sequence[str]) -> set[str]:
     return {u for w in (*PERSON_CANON, *PERSON_CANON.values(), *names) for u in _impersonal_units(w)}
 
 
+_CALENDAR_NAME = re.compile(rf"(?:{WEEKDAY_NAMES})s?|{MONTH_NAMES}", re.IGNORECASE)
+
+
+def _names_as_written(text: str, other_than: str) -> list[str]:
+    """The names ``text`` writes (:func:`memory.language.links.named_things`) in another language than
+    ``other_than``, as written ("Graz", not "graz": e5 reads the capital)."""
+    out = []
+    for name in named_things(text):
+        if language(name) in ("", other_than) or _CALENDAR_NAME.fullmatch(name):  # "Thursday" is a time, said in
+            continue  # the time words of the other language ("每周四")
+        at = text.lower().find(name)
+        out.append(text[at:at + len(name)] if at >= 0 else name)
+    return out
+
+
 def in_another_language(sentence: str, message: str, sources: str) -> bool:
     """Is ``sentence`` in another language than ``message`` with words of its own: half of its content units or
     more in no source ("Karim lives in 温哥华, which is a city near Rotterdam." to "Karim现在住在哪里？", a fourth new
@@ -1258,12 +1281,24 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     made_up = [] if sources is None else (
         invented(sentence, allowed, chinese=asks(message))
         or (["the prompt's time"] if _STAMP.search(sentence) else []))
-    if made_up and restates is not None and not invented(sentence, allowed, chinese=False) and \
-            (others := _in_other_languages(sentence, facts)) and restates(sentence, others):
+    others = _in_other_languages(sentence, facts) if made_up and restates is not None else []
+    if others and restates is not None:  # a name written in the other language: "Hamburg" of a memory's 汉堡
+        theirs = {f: _names_as_written(f, language(sentence)) for f in others}
+        named = [w for w in made_up if language(w) and any(c.isalpha() for c in w) and not any(c.isdigit() for c in w)
+                 and restates.same_name(w, [n for names in theirs.values() for n in names])]
+        made_up = [w for w in made_up if w not in named]
+
+        def rendered(memory: str) -> bool:  # each name it writes is in the sentence, as written or rendered
+            return all(n.lower() in sentence.lower() or (named and restates.same_name(n, named))
+                       for n in theirs[memory])
+
         # only Chinese words jieba calls names ("摩托车", "攀岩", "起亚"), in a sentence that says what a memory in
-        # the other language says: a translation's words, which no source can share; figures and Latin words a
-        # translation keeps are still checked
-        made_up = []
+        # the other language says and renders its names: a translation's words, which no source can share.
+        # Figures and Latin words a translation keeps are still checked, and a memory's name the sentence does
+        # not render makes it none ("Tomas在维也纳开了自己的餐厅。" beside "Tomas opened his own restaurant in Graz.")
+        if made_up and not invented(sentence, allowed, chinese=False) and any(
+                rendered(f) and restates(sentence, [f]) for f in others):
+            made_up = []
     if made_up:
         return None, f"cut a sentence with {', '.join(repr(w) for w in made_up[:3])} that nothing said"
     if speaks_as_user(sentence, facts) or (sources is not None and answers_as_the_user(sentence, message)):

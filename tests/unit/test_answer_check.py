@@ -1621,7 +1621,7 @@ def test_a_chinese_name_in_pinyin_is_what_the_memory_says(memory: str, answer: s
     ("我朋友Karim住在温哥华。", "Where does Karim work?", "Karim works at a bank in Vancouver.", False),
     ("My friend Karim lives in Vancouver.", "Karim在哪里工作？", "Karim在温哥华的一家银行工作。", False),
     ("My friend Karim lives in Vancouver.", "Karim现在做什么工作？", "Karim是一名律师。", False),
-    ("My friend Karim lives in Vancouver.", "Karim现在住在哪里？", "Karim住在温哥华。", True),
+    ("My friend Karim lives in Hamburg.", "Karim现在住在哪里？", "Karim住在汉堡。", True),  # 汉堡 is Hamburg (e5)
 ])
 def test_an_answer_about_a_person_the_user_told_of_is_judged_as_their_life(told: str, message: str, answer: str,
                                                                           kept: bool, e5_restates: Any) -> None:
@@ -1711,3 +1711,21 @@ def test_a_thing_never_told_said_of_the_user_by_way_of_a_person_is_not_told(name
     told = ["On weekends I go bouldering.", f"My {kin[0]} {name} lives in Vancouver.", "What's my hobby?"]
     checked = check_answer("Your hobby is bouldering.", told[-1], sources="\n".join(told), facts=told)
     assert "bouldering" in checked.text, checked
+
+
+@pytest.mark.parametrize(("memory", "message", "answer", "kept"), [
+    ("我上个月搬到汉堡了，不再住慕尼黑。", "Where do I live now?", "You live in Hamburg now.", True),  # a fifth trial
+    ("我上个月搬到汉堡了，不再住慕尼黑。", "Where do I live now?", "You live in Berlin now.", False),
+    ("Tomas opened his own restaurant in Paris.", "Tomas现在在哪里工作？", "Tomas在巴黎开了自己的餐厅。", True),
+    ("Tomas opened his own restaurant in Graz.", "Tomas现在在哪里工作？", "Tomas在维也纳开了自己的餐厅。", False),
+    ("I go climbing every Thursday evening.", "我每周四晚上做什么？", "你每周四晚上去攀岩。", True),
+])
+def test_a_name_written_in_the_other_language_is_the_memorys_or_invented(memory: str, message: str, answer: str,
+                                                                        kept: bool, e5_restates: Any) -> None:
+    """A fifth new user's trial: "Where do I live now?" beside "我上个月搬到汉堡了…" got the plain answer (the model's
+    "Hamburg" was a name nothing said). A name is a memory's written in the other language when e5 puts the two
+    words close (:data:`memory.embeddings.NAME_COSINE`); a translation that names another place than its memory
+    ("维也纳" for "Graz") is no translation. A weekday is a time, not a name to render."""
+    facts = [memory, "My sister has two kids.", message]
+    checked = check_answer(answer, message, sources="\n".join(facts), facts=facts, restates=e5_restates)
+    assert (checked.text == answer) is kept, checked
