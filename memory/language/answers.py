@@ -849,6 +849,15 @@ def _names_as_written(text: str, other_than: str) -> list[str]:
     return out
 
 
+def knows_nothing_of_a_statement(sentence: str, message: str) -> bool:
+    """Is ``sentence``, to a statement (nothing asked), only a claim of not knowing ("I don't know.", "You don't
+    know.", "我不知道。"): "I gave up climbing… I play chess now instead." got "Got it. You don't know." (a fifth new
+    user's trial)? Nothing was asked, so not knowing answers nothing; a reaction put as a question is asked."""
+    if asks(message) or not _NOT_KNOWING.search(sentence):
+        return False
+    return not (_impersonal_units(_NOT_KNOWING.sub(" ", sentence)) - _impersonal_units("don't didn't can't"))
+
+
 def in_another_language(sentence: str, message: str, sources: str) -> bool:
     """Is ``sentence`` in another language than ``message`` with words of its own: half of its content units or
     more in no source ("Karim lives in 温哥华, which is a city near Rotterdam." to "Karim现在住在哪里？", a fourth new
@@ -1226,6 +1235,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a question of the user's said back"
     if sources is not None and equates_the_user(sentence, sources):
         return None, "cut a sentence that says the user is one of their own things"
+    if sources is not None and knows_nothing_of_a_statement(sentence, message):
+        return None, "cut a claim of not knowing, to a statement that asks nothing"
     if sources is not None and in_another_language(sentence, message, sources):
         return None, "cut a sentence in another language than the message's that no memory says"
     if sources is not None and times and reverses_order(sentence, times):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memory.language.answers import (
     NOT_TOLD,
+    NOTED,
     RECALLED,
     RETIMED,
     SentenceGuard,
@@ -1729,3 +1730,20 @@ def test_a_name_written_in_the_other_language_is_the_memorys_or_invented(memory:
     facts = [memory, "My sister has two kids.", message]
     checked = check_answer(answer, message, sources="\n".join(facts), facts=facts, restates=e5_restates)
     assert (checked.text == answer) is kept, checked
+
+
+@given(st.sampled_from([("I gave up climbing. I play chess now instead.", "en"), ("I moved to Graz last week.", "en"),
+                        ("我不爬山了，现在下棋。", "zh"), ("我上个月搬到汉堡了。", "zh")]),
+       st.sampled_from([("I don't know.", "我不知道。"), ("You don't know.", "你不知道。"),
+                        ("I'm not sure.", "我不确定。")]))
+def test_not_knowing_is_no_answer_to_a_statement(said: tuple[str, str], claim: tuple[str, str]) -> None:
+    """A fifth new user's trial: "I gave up climbing, my knee hurts too much. I play chess now instead." got "Got it.
+    You don't know.". Nothing was asked: a claim of not knowing is cut; to a question it is an answer."""
+    message, lang = said
+    answer = ("Got it. " if lang == "en" else "好的。") + claim[0 if lang == "en" else 1]
+    assert check_answer(answer, message, sources=message, facts=[message]).text in (NOTED[lang], answer.split()[0],
+                                                                                    "好的。")
+    question = "Do I still go climbing?" if lang == "en" else "我还爬山吗？"
+    own = claim[0] if lang == "en" else claim[1]
+    if not own.startswith(("You", "你")):
+        assert check_answer(own, question, sources=question, facts=[question]).text == own
