@@ -525,9 +525,22 @@ STUCK_SIMILARITY = 0.85  # above this an answer repeats an earlier one of the se
 
 def stuck(answer: str, message: str, earlier: Sequence[tuple[str, str]]) -> bool:
     """Is ``answer`` (nearly) an earlier assistant turn of the session given to another message? ``earlier``
-    holds (user message, assistant answer) pairs, oldest first."""
-    return any(similar(answer, said) >= STUCK_SIMILARITY and similar(message, asked) < STUCK_SIMILARITY
+    holds (user message, assistant answer) pairs, oldest first. Messages asking the same question are one, whatever
+    else they say ("Hi again! Where do I live now?" and "Where do I live now?": a fifth new user's trial got the
+    same right answer taken for stuck, generated again and then answered plainly, unsure)."""
+    return any(similar(answer, said) >= STUCK_SIMILARITY and not same_question(message, asked)
                for asked, said in earlier if said.strip())
+
+
+def _question_part(message: str) -> str:
+    """The sentences of ``message`` that ask (end with a question mark), or all of it."""
+    asking = [s for s in sentence_spans(message) if s.rstrip().endswith(("?", "？"))]
+    return " ".join(asking) if asking else message
+
+
+def same_question(a: str, b: str) -> bool:
+    """Do messages ``a`` and ``b`` ask the same (nearly the same words, greetings and remarks around aside)?"""
+    return similar(a, b) >= STUCK_SIMILARITY or similar(_question_part(a), _question_part(b)) >= STUCK_SIMILARITY
 
 
 def stale(sentence: str, replaced: Mapping[str, str]) -> str | None:
@@ -1565,7 +1578,7 @@ class SentenceGuard:
         self._seen.add(key)
         if _own_opening(sentence) is None and any(
                 similar(sentence, said) >= STUCK_SIMILARITY or key in " ".join(said.lower().split())
-                for asked, said in self._earlier if similar(self.message, asked) < STUCK_SIMILARITY and len(key) > 12):
+                for asked, said in self._earlier if not same_question(self.message, asked) and len(key) > 12):
             # copied from an earlier answer to another message (not the plain answer's own words): never shown,
             # but what it drew on may be the plain answer's, when it passes the checks (as the stored answer does)
             if check_sentence(sentence, self.message, sources=self._sources, facts=self._facts, now=self.now,

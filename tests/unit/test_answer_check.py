@@ -1747,3 +1747,16 @@ def test_not_knowing_is_no_answer_to_a_statement(said: tuple[str, str], claim: t
     own = claim[0] if lang == "en" else claim[1]
     if not own.startswith(("You", "你")):
         assert check_answer(own, question, sources=question, facts=[question]).text == own
+
+
+@pytest.mark.parametrize(("before", "now", "same"), [
+    ("Hi again! Where do I live now?", "Where do I live now?", True),  # a fifth new user's trial
+    ("你好！我现在住在哪里？", "我现在住在哪里？", True),
+    ("Thanks! What's my locker code?", "What's my locker code?", True),
+    ("Hi again! Where do I live now?", "Where does Tomas live now?", False),
+    ("我现在住在哪里？", "我女儿几岁了？", False),
+])
+def test_the_same_question_asked_again_is_not_a_stuck_answer(before: str, now: str, same: bool) -> None:
+    """A fifth new user's trial: "Where do I live now?" after "Hi again! Where do I live now?" got the same right
+    answer, which was taken for stuck (another message), generated again and answered plainly, unsure."""
+    assert stuck("You live in Berlin.", now, [(before, "You live in Berlin.")]) is not same
