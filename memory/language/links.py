@@ -283,6 +283,14 @@ def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:
                                   f"{min(k for k in b if k.rsplit(':', 1)[0] in kinds)}"
 
 
+def _kinds_agree(new: frozenset[str], old: frozenset[str]) -> bool:
+    """May a stated change whose one-valued slots are ``new`` have changed a memory whose are ``old``? Where the
+    table knows either, they share one: "我上个月搬到汉堡了，不再住慕尼黑" (where the user lives) changed nothing of "我
+    有一只猫，叫年糕" (nearest in meaning), nor "I play chess now instead" the pharmacist's job (a fifth new user's
+    trial linked both)."""
+    return not (new or old) or bool(new & old)
+
+
 def common_words(texts: Sequence[str]) -> frozenset[str]:
     """The content words that at least two of ``texts`` hold (each text counted once), and the entities that
     most of them hold (at least half, and three): "Civic" in three memories about the car is what they are
@@ -318,9 +326,10 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
         found = [Link(False, f"{k.why} only, the name of whom it is about; another memory shares what it says")
                  if k.by_name else k for k in found]
     if says_change(new) and not any(k.follows for k in found):
+        kinds = single_valued(slots_as(new, alias))
         nearest = next((n for n, (text, cosine) in enumerate(neighbours)
-                        if cosine >= config.entity_cosine and same_holder(new, text, known=True, alias=alias)),
-                       None)
+                        if cosine >= config.entity_cosine and same_holder(new, text, known=True, alias=alias)
+                        and _kinds_agree(kinds, single_valued(slots_as(text, alias)))), None)
         if nearest is not None:
             found[nearest] = Link(True, f"a stated change, nearest to it (cosine {neighbours[nearest][1]:.3f})",
                                   weak=True)

@@ -876,3 +876,18 @@ def test_what_came_before_a_named_thing_ranks_above_it(old: str, new: str, quest
     # a question that asks no "before", or names nothing the change names, keeps the order
     assert before_named(f"When did I buy the {new}?", [change, other, was], 3) == [change, other, was]
     assert before_named("What did I drive before?", [change, other, was], 3) == [change, other, was]
+
+
+@pytest.mark.parametrize(("new", "older", "links"), [
+    ("我上个月搬到汉堡了，不再住慕尼黑。", "我有一只猫，叫年糕，它三岁了。", False),  # a fifth new user's trial
+    ("I play chess now instead.", "I work as a pharmacist in Munich.", False),  # a fifth new user's trial
+    ("I switched my subscription to HBO Max.", "I pay for Netflix every month.", True),
+    ("我跳槽了，现在在腾讯上班。", "我在阿里巴巴工作。", True),
+])
+def test_a_stated_change_guesses_no_memory_of_another_kind(new: str, older: str, links: bool) -> None:
+    """A stated change that names nothing it replaces follows the nearest older memory of the same person, a guess;
+    where the slot table knows what either is about, they must share it: a move did not change the cat."""
+    from memory.language.links import links_for, links_to
+
+    found = links_to(new, [(older, 0.85)], links_for("e5"))  # near enough for a guess, not for meaning alone
+    assert found[0].follows is links, found
