@@ -1411,6 +1411,11 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         about = next((f for f in sharing if same_holder(message, f, known=True)), sharing[0] if sharing else None)
         # none shares a word with the question, but the model's cut answer drew on one: "You ride your Brompton to
         # work every day." for "How do I get to work?" beside "I commute by bike, a green Brompton" (bench answers)
+        # shared words cannot tell across languages; the slot the question asks can, read from the memories
+        # ("我妹妹住在哪里？" beside "My sister Hana lives in Prague and teaches maths." and "Hana quit teaching",
+        # recall's first: my own new-user check got the baker)
+        if about is None and (wanted := asked_slots(message, alias := aliases(facts[:-1]))):
+            about = next((f for f in facts[:-1] if language(f) not in ("", said) and holds(f, wanted, alias)), None)
         drew = _impersonal_units(" ".join(embellished)) - _impersonal_units(message)
         # not by whom it named: "Your blood type is the same as your friend Karim." (never told) drew on nothing of
         # "My friend Karim lives in Vancouver" but the friend (a fourth new user's trial answered that memory)

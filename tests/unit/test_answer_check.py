@@ -1760,3 +1760,18 @@ def test_the_same_question_asked_again_is_not_a_stuck_answer(before: str, now: s
     """A fifth new user's trial: "Where do I live now?" after "Hi again! Where do I live now?" got the same right
     answer, which was taken for stuck (another message), generated again and answered plainly, unsure."""
     assert stuck("You live in Berlin.", now, [(before, "You live in Berlin.")]) is not same
+
+
+@given(_NAME_EN, st.sampled_from([("sister", "妹妹"), ("brother", "哥哥"), ("mother", "妈妈")]),
+       st.sampled_from([("Prague", "teaches maths", "quit teaching, works as a baker now"),
+                        ("Lyon", "is a nurse", "left nursing, works as a pilot now")]))
+def test_the_plain_answer_across_languages_is_the_memory_holding_the_slot_asked(
+        name: str, kin: tuple[str, str], told: tuple[str, str, str]) -> None:
+    """My own new-user check: "我妹妹住在哪里？" (the model's answer cut: no place) got the plain answer from "Hana quit
+    teaching, she's a baker now." (recall's first: it follows the memory of where she lives) instead of that
+    memory. Shared words cannot find it across languages; the slot the question asks, read from the memories, can."""
+    place, job, change = told
+    facts = [f"{name} {change}.", f"My {kin[0]} {name} lives in {place} and {job}.", "I drive a blue Skoda.",
+             f"我{kin[1]}住在哪里？"]
+    checked = check_answer(f"你{kin[1]}是面包师。", facts[-1], sources="\n".join(facts), facts=facts)
+    assert place in checked.text, checked
