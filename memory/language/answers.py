@@ -884,6 +884,24 @@ def in_another_language(sentence: str, message: str, sources: str) -> bool:
     return bool(unsaid) and len(unsaid) * 2 >= len(units)
 
 
+def names_only_the_reference(sentence: str, message: str) -> bool:
+    """To a question ordering a thing against another ("What car did I have before the Tesla?", "我在特斯拉之前开的
+    是什么车？"), does ``sentence`` name only the thing the question orders against: "You had a Tesla before it was
+    sold." (my own new-user check)? The answer is another thing; a sentence naming one stands."""
+    if not asks(message):
+        return False
+    marker = _ORDER_EN.search(message) or _ORDER_ZH.search(message)
+    if marker is None:
+        return False
+    english = bool(_ORDER_EN.search(message))
+    reference = named_things(message[marker.end():] if english else message[:marker.start()])
+    if english is False and reference:  # the thing right before 之前: the last one named there
+        last = max(reference, key=lambda n: message.rfind(n))
+        reference = frozenset({last})
+    said = named_things(sentence)
+    return bool(reference and said & reference) and not (said - reference - named_things(message))
+
+
 def retimes(sentence: str, message: str, facts: Sequence[str]) -> bool:
     """Is ``sentence``, answering a question, a recalled memory said back with a later time or a modality the
     memory does not have ("你将弹钢琴。" for "我会什么乐器？" beside "我会弹钢琴": what the user does became what the
@@ -1155,7 +1173,7 @@ def asks_the_time(message: str) -> bool:
 
 UNSUPPORTED = "cut a sentence about today or the user that nothing given to the model supports"
 RETIMED = "cut a sentence that says a memory back with a later time or a modality it does not have"
-REORDERED = "cut a sentence that puts two memories in the wrong time order"
+REORDERED = "cut a sentence that gets the time order of the memories wrong"
 
 
 @lru_cache(maxsize=8)
@@ -1253,6 +1271,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
     if sources is not None and in_another_language(sentence, message, sources):
         return None, "cut a sentence in another language than the message's that no memory says"
     if sources is not None and times and reverses_order(sentence, times):
+        return None, REORDERED
+    if sources is not None and names_only_the_reference(sentence, message):
         return None, REORDERED
     older = stale(sentence, replaced) if replaced and sources is not None else None
     if older is not None:

@@ -1775,3 +1775,21 @@ def test_the_plain_answer_across_languages_is_the_memory_holding_the_slot_asked(
              f"我{kin[1]}住在哪里？"]
     checked = check_answer(f"你{kin[1]}是面包师。", facts[-1], sources="\n".join(facts), facts=facts)
     assert place in checked.text, checked
+
+
+@given(st.sampled_from([("Skoda Octavia", "斯柯达"), ("Mazda 3", "马自达")]),
+       st.sampled_from([("Tesla", "特斯拉"), ("Volvo", "沃尔沃")]))
+def test_an_answer_naming_only_what_the_question_orders_against_is_cut(old: tuple[str, str],
+                                                                       new: tuple[str, str]) -> None:
+    """My own new-user check: "What car did I have before the Tesla?" got "You had a Tesla before it was sold.": the
+    thing asked against is no answer to what came before it; the plain answer is recall's first (the older one)."""
+    for first, then, message, wrong, right in (
+            (f"I drive a {old[0]}.", f"I sold the car and bought a {new[0]}.",
+             f"What car did I have before the {new[0]}?",
+             f"You had a {new[0]} before it was sold.", f"You had a {old[0]} before the {new[0]}."),
+            (f"我开一辆{old[1]}。", f"我把{old[1]}卖了，买了一辆{new[1]}。", f"我在{new[1]}之前开的是什么车？",
+             f"你在{new[1]}之前开的是{new[1]}。", f"你在{new[1]}之前开的是{old[1]}。")):
+        facts = [first, then, message]
+        checked = check_answer(wrong, message, sources="\n".join(facts), facts=facts)
+        assert checked.text == second_person(first) or old[0] in checked.text or old[1] in checked.text, checked
+        assert check_answer(right, message, sources="\n".join(facts), facts=facts).text == right
