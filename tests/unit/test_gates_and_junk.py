@@ -596,3 +596,14 @@ def test_a_change_of_where_one_lives_or_works_is_read_in_either_language(old: st
     for question in ("我现在在哪里工作？", "Where do I work now?"):
         assert any(p.search(f"I joined {new} last month.") for p in changes_of(question))
         assert any(p.search(f"我跳槽到{zh}了。") for p in changes_of(question))
+
+
+@pytest.mark.parametrize(("text", "pieces"), [
+    ("Tomas left the hotel; he opened his own restaurant in Graz.",
+     ["Tomas left the hotel", "he opened his own restaurant in Graz."]),  # a fifth new user's trial stored the ";"
+    ("我住在杭州；我喜欢绿茶。", ["我住在杭州", "我喜欢绿茶。"]),
+])
+def test_a_fact_cut_at_a_semicolon_does_not_keep_it(text: str, pieces: list[str]) -> None:
+    from memory.language.facts import split_facts
+
+    assert split_facts(text) == pieces
