@@ -223,14 +223,6 @@ _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _NAME_EN = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*|[a-z]+[A-Z][\w-]*)")  # "Tesla", "iPhone", "McDonald's"
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # with the accented letters: "Tromsø", "Łódź", "São"
 _LATIN_WORD = re.compile(rf"[{_LATIN}][{_LATIN}0-9'’-]*")  # a model name keeps its digits: "EV6", "XC40", "P40"
-class Restates(Protocol):
-    """Judges across languages (:class:`memory.embeddings.AcrossLanguages`)."""
-
-    def __call__(self, sentence: str, texts: Sequence[str]) -> bool:
-        """Does ``sentence`` say what one of ``texts`` says (by meaning)?"""
-
-    def same_name(self, name: str, names: Sequence[str]) -> bool:
-        """Is ``name`` one of ``names``, written in the other language?"""
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "oh", "hi", "hello", "hey"})
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")  # the prompt's "now" line, copied into an answer
 
@@ -251,6 +243,16 @@ def _weekday(said: str) -> str:
 
 
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|\bwww\.[\w-]+(?:\.[\w-]+)+")
+
+
+class Restates(Protocol):
+    """Judges across languages (:class:`memory.embeddings.AcrossLanguages`)."""
+
+    def __call__(self, sentence: str, texts: Sequence[str]) -> bool:
+        """Does ``sentence`` say what one of ``texts`` says (by meaning)?"""
+
+    def same_name(self, name: str, names: Sequence[str]) -> bool:
+        """Is ``name`` one of ``names``, written in the other language?"""
 
 
 def invented(sentence: str, sources: str, *, chinese: bool = True) -> list[str]:
@@ -468,11 +470,11 @@ def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
     return False
 
 
-_OWN_PHRASE = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的?[\u4e00-\u9fff]{2}",
-                         re.IGNORECASE)  # the user's own words for a thing of theirs: "my waist size", "我的医生"
+_MY_THING = r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?"  # "my waist size", "my blood type"
+# the user's own words for a thing of theirs: "my waist size", "我的医生", "我现在…"
+_OWN_PHRASE = re.compile(_MY_THING + r"|我们?的?[\u4e00-\u9fff]{2}", re.IGNORECASE)
 # a thing of the user's, named as theirs ("my blood type", "我的血型"; not "我现在…", a time)
-_THING_OF_USER = re.compile(r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?|我们?的[\u4e00-\u9fff]{2}",
-                            re.IGNORECASE)
+_THING_OF_USER = re.compile(_MY_THING + r"|我们?的[\u4e00-\u9fff]{2}", re.IGNORECASE)
 # a question whose subject is the user, asked in the indicative ("What do I drink in the morning?", "Am I allergic
 # to anything?", "我开什么车？", "我养狗吗？"): it asks a fact of their life, as "my X" does
 _ASKS_OF_USER = re.compile(r"\b(?:do|does|did|am|was|have|had)\s+(?:I|we)\b|\babout (?:me|myself|us)\b|"
@@ -488,12 +490,6 @@ def _asks_of_the_users_life(message: str) -> bool:
     return bool(_OWN_PHRASE.search(message) or _ASKS_OF_USER.search(message))
 
 
-def _asks_of_someone_told(message: str, facts: Sequence[str]) -> bool:
-    """Does ``message`` ask about a person by a name ``facts`` (the memories, the message last) give a person
-    ("Karim现在住在哪里？" beside "我朋友Karim住在温哥华")? What the user told of them is their life too; a name
-    nothing gives a person ("What's the weather like in Lyon?" beside "I moved to Lyon") is the world's."""
-    name = asked_name(message)
-    return name is not None and a_person_in(name, facts[:-1])
 
 
 def _mirrors(sentence: str, messages: Sequence[str]) -> bool:
@@ -627,7 +623,12 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     car in English is judged (a fourth new user's trial). Without ``restates`` such a sentence is not judged. A
     question about the world is judged beside any memory ("The weather is clear and mild." for "What's the weather
     like in Lyon today?" beside a Chinese memory: a third new user's trial)."""
-    about_life = _asks_of_the_users_life(message) or _asks_of_someone_told(message, facts)
+    # a person asked about by a name the memories give a person ("Karim现在住在哪里？" beside "我朋友Karim住在温哥华"):
+    # what the user told of them is their life too; a name nothing gives a person ("What's the weather like in
+    # Lyon?" beside "I moved to Lyon") is the world's
+    name = asked_name(message)
+    alias = aliases(facts[:-1]) if name else None  # "Karim…?" beside "My friend Karim…": the friend
+    about_life = _asks_of_the_users_life(message) or (name is not None and a_person_in(name, facts[:-1], alias))
     if not asks(message) or _ASKS_ADVICE.search(message) or not (
             _ASKS_TIME.search(message) or time_intent(message) == "present" or about_life):
         return False
@@ -639,7 +640,6 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     # a memory in the other language may be what it translates; the weather or the news is none, and where the
     # question asks a slot (the bilingual table: "我开什么车？" asks the car), only one holding it can be
     others = _in_other_languages(sentence, facts)
-    alias = aliases(facts[:-1]) if asked_name(message) else None  # "Karim…?" beside "My friend Karim…": the friend
     asked = asked_slots(message, alias)
     across = about_life and bool(others)
     if across and ((asked and any(holds(f, asked, alias) for f in others)) or (restates is None and not asked)):
@@ -893,9 +893,9 @@ def names_only_the_reference(sentence: str, message: str) -> bool:
     marker = _ORDER_EN.search(message) or _ORDER_ZH.search(message)
     if marker is None:
         return False
-    english = bool(_ORDER_EN.search(message))
+    english = marker.re is _ORDER_EN
     reference = named_things(message[marker.end():] if english else message[:marker.start()])
-    if english is False and reference:  # the thing right before 之前: the last one named there
+    if not english and reference:  # the thing right before 之前: the last one named there
         last = max(reference, key=lambda n: message.rfind(n))
         reference = frozenset({last})
     said = named_things(sentence)

@@ -264,11 +264,11 @@ def named_first(text: str) -> str | None:
     return first.group(1).lower() if first and not _function_word(first.group(1)) else None
 
 
-def a_person_in(name: str, texts: Sequence[str]) -> bool:
+def a_person_in(name: str, texts: Sequence[str], alias: Mapping[str, str] | None = None) -> bool:
     """Do ``texts`` (memories) speak of ``name`` (lower-cased) as a person: a kinship word given to it ("My friend
     Karim…", "我朋友Karim…") or a sentence about it opening with it ("Karim lives in…")? A place they name
-    ("I moved to Lyon") is none."""
-    return name in aliases(texts) or any(named_first(t) == name for t in texts)
+    ("I moved to Lyon") is none. ``alias``: :func:`aliases` of ``texts``, when the caller has it."""
+    return name in (aliases(texts) if alias is None else alias) or any(named_first(t) == name for t in texts)
 
 
 def holds(text: str, asked: frozenset[str], alias: Mapping[str, str] | None = None) -> bool:
