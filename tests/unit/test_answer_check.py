@@ -35,6 +35,7 @@ from memory.language.answers import (
     unsupported,
 )
 from memory.language.text import language
+from memory.language.words import content_units
 
 TOLD = "I sold the Civic last week and bought a Tesla Model 3. My brother Tom works at Google."
 
@@ -830,7 +831,8 @@ def test_a_question_asking_where_is_answered_with_a_place_or_plainly(thing: str,
     assert check_answer(unplaced, other, sources="\n".join(facts), facts=facts).text == unplaced
 
 
-_NAME_EN = st.from_regex(r"[A-Z][aeiou][bdfgklmnprst][aeiou][bdfgklmnprst]?", fullmatch=True)  # made up
+# made up; never a function word the checks skip ("Were", drawn once, is no name: "I'm Were Park." reads as "Park")
+_NAME_EN = st.from_regex(r"[A-Z][aeiou][bdfgklmnprst][aeiou][bdfgklmnprst]?", fullmatch=True).filter(content_units)
 
 
 @given(st.sampled_from(["mum", "cat", "dentist", "boss", "street", "band"]), _NAME_EN, _PLACE_EN,
