@@ -71,7 +71,7 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
     model calls are tagged nostream, and only the respond node's chunks are passed on); ``on_answer`` is called
     once the answer is complete, while the memory work may still run. ``guard`` (``on_token`` itself, for a small
     model) learns what recall gave the model, and where one generation ends and another starts."""
-    from langchain_core.messages import AIMessageChunk
+    from langchain_core.messages import AIMessage, AIMessageChunk
 
     if on_token is None and on_answer is None:
         graph.invoke(payload, config, context=ctx)
@@ -97,6 +97,11 @@ def _drive(graph: CompiledStateGraph[Any, Context, Any, Any], payload: Any, conf
                               window=recalled.get("window") or [],
                               extra=[*(str(v) for v in (recalled.get("time_window") or {}).values()),
                                      *(str(t.get("title", "")) for t in recalled.get("tasks") or [])])
+            answer = data.get("respond")
+            if guard is not None and isinstance(answer, dict) and answer.get("messages"):
+                last = answer["messages"][-1]
+                if isinstance(last, AIMessage) and not last.tool_calls:
+                    guard.stored(last.text)
             if on_answer is not None and "answered" in data:
                 on_answer()
 

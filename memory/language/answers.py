@@ -1550,6 +1550,7 @@ class SentenceGuard:
         self._space = ""  # the space after the last sentence shown, held until another follows
         self._opening = ""  # a plain answer's opening ("I'm not sure;"), held until what it opens is shown
         self._copied: list[str] = []  # sentences not shown for repeating an earlier answer, which pass the checks
+        self._stored: str | None = None  # the answer as the turn stored it, once known (:meth:`stored`)
 
     def context(self, *, recalled: Sequence[str], window: Sequence[dict[str, object]], extra: Sequence[str] = (),
                 chains: Sequence[str] = (), windowed: bool = False, times: Sequence[int] = ()) -> None:
@@ -1589,12 +1590,20 @@ class SentenceGuard:
         if not self._sent and self._held:  # "not told" and nothing else: it is the answer
             self._sent = True
             self.sink(self._held[0])
+        if not self._sent and self._stored is not None:  # every sentence was cut: the turn's answer is shown
+            self._sent = True
+            self.sink(self._stored)
         if not self._sent:  # every sentence was cut: the plain answer the stored one falls back to
             self._sent = True
             self.sink(check_answer("", self.message, sources=self._sources, facts=self._facts, now=self.now,
                                    replaced=self._replaced, cut_stale=self._stale_cut,
                                    drew_on=" ".join(self._copied), restates=self.restates,
                                    times=self._times).text)
+
+    def stored(self, answer: str) -> None:
+        """The answer as the turn stored it (the respond node's): when every streamed sentence was cut, :meth:`flush`
+        shows it rather than working the plain answer out again, so what the user sees is what was stored."""
+        self._stored = answer
 
     def _emit(self, sentence: str) -> None:
         key = " ".join(sentence.lower().split())

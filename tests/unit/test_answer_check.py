@@ -252,6 +252,27 @@ def test_the_stream_cuts_a_stale_sentence_as_the_stored_answer_does() -> None:
     assert "Microsoft" in stored.text and "You work at Tencent" not in stored.text
 
 
+def test_the_stream_shows_the_stored_answer_when_every_sentence_was_cut() -> None:
+    """When nothing the model said is shown, the stream shows the answer the turn stored (graph/api passes it on
+    from the respond node's update), not one it worked out again; a sentence already shown is never followed by
+    it; without the stored answer it falls back to the plain one, as before."""
+    question, recalled = "Where do I work now?", ["I work at Tencent."]
+    for stored, said, expected in [("You work at Tencent.", "You work at Huawei. ", "You work at Tencent."),
+                                   ("You work at Tencent.", "You work at Tencent. ", "You work at Tencent."),
+                                   (None, "You work at Huawei. ", None)]:
+        shown: list[str] = []
+        guard = SentenceGuard(question, shown.append)
+        guard.context(recalled=recalled, window=[])
+        guard(said)
+        guard.boundary()
+        if stored is not None:
+            guard.stored(stored)
+        guard.flush()
+        plain = check_answer("", question, sources="\n".join([question, *recalled]), facts=[*recalled, question])
+        assert "".join(shown).strip() == (expected or plain.text), (said, shown)
+        assert len(shown) == 1
+
+
 _WORDS = st.text("qrstvwxz", min_size=5, max_size=9)  # letters no source below uses: words nothing said
 
 
