@@ -51,11 +51,12 @@ AGE = re.compile(f"{_AGE_EN}|{_AGE_ZH}", re.IGNORECASE)
 
 # slot -> patterns (English, Chinese). A memory's slots are those whose pattern it matches.
 _SLOTS: dict[str, tuple[str, str]] = {
-    "residence": (r"\b(live[sd]?|living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
+    "residence": (r"\b(live[sd]?|(?<!for a )living|moved|move[sd]?|moving|relocat\w*|resid\w*|home ?town|based in)\b",
                   # 住 after 得 or 不 is a verb's result ("记不住", "靠得住": can or cannot hold), not living
                   # somewhere, unless a place follows ("我不住在杭州了")
                   r"(?<![记抓顶站忍禁得不])住|不住在|搬到|搬家|定居|老家|家在"),
-    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation)\b|(\b(am|is|are|was|were|as)|"
+    "work": (r"\b(work(s|ed|ing)?|job|employ\w*|career|profession|occupation|for a living)\b|(\b(am|is|are|was|"
+             r"were|as)|"
              r"['’](m|s|re))\s+(a|an)\s+([\w-]+\s+){0,2}?("
              + "|".join(_OCCUPATIONS_EN) + r")s?\b",
              r"工作|上班|就职|任职|职业|单位|(?<![想要望算])(是|当|做)[^，。,.；;]{0,12}?("

@@ -98,13 +98,20 @@ def names_a_person_first(text: str) -> str | None:
     if run is None:
         return None
     first = next(iter(tagged(run.group(0))), None)
-    return first[0] if first is not None and first[1] in ("nr", "nrt") else None
+    return first[0] if first is not None and first[1] in ("nr", "nrt") and not _pronoun_led(first[0]) else None
+
+
+def _pronoun_led(word: str) -> bool:
+    """Does ``word`` (jieba's person's name) open with a personal pronoun? jieba tags "我在岚澜" of "我在岚澜汐当药剂师"
+    a name (a place it does not know, after "我在"): no name opens with one."""
+    return word[:1] in "我你您他她它咱"
 
 
 def names_a_person_in(text: str) -> str | None:
     """The first person's name jieba finds anywhere in a Chinese ``text`` (nr or nrt: "英格丽" of "你知道英格丽住在
     哪里吗？"), or None."""
-    return next((w for w, flag in tagged(text) if flag in ("nr", "nrt") and _CJK_RUN.fullmatch(w)), None)
+    return next((w for w, flag in tagged(text) if flag in ("nr", "nrt") and _CJK_RUN.fullmatch(w)
+                 and not _pronoun_led(w)), None)
 
 
 def chinese_name_after(text: str, word: str) -> str | None:
