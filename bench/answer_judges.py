@@ -167,14 +167,17 @@ def _content(text: str) -> set[str]:
     return words | {chars[i:i + 2] for i in range(len(chars) - 1) if " " not in chars[i:i + 2]}
 
 
+_QUOTED = re.compile(r"“[^“”]*”|「[^「」]*」")  # a memory the plain answer quotes as the user told it
+
+
 def wrong_voice(answer: str, statements: Iterable[str]) -> list[str]:
     """The sentences of ``answer`` that say the user's facts as the user: first person, no second person, not the
     assistant speaking of itself ("I don't know", "我记得"), and a content word or Chinese pair of something the user
     stated (``statements``: the user's facts, not their questions). "I live in Leeds." after "I live in Leeds." is one;
-    "You live in Leeds." and "I don't know your age." are not."""
+    "You live in Leeds.", "I don't know your age." and "你跟我说过：“I live in Leeds.”" (quoted) are not."""
     told = set().union(*(_content(s) for s in statements))
     out = []
-    for sentence in _SENTENCE.findall(answer):
+    for sentence in _SENTENCE.findall(_QUOTED.sub(" ", answer)):  # words in quotation marks are the user's, quoted
         english = bool(_EN_FIRST.search(sentence)) and not _EN_ASSISTANT.search(sentence)
         chinese = "我" in sentence and not _ZH_ASSISTANT.search(sentence)
         if not (english or chinese) or _EN_SECOND.search(sentence) or "你" in sentence or "您" in sentence:

@@ -1128,7 +1128,7 @@ def test_the_plain_answer_is_not_the_newer_memory_of_a_chain_the_question_is_not
     checked = check_answer("你在一家医院当护士。", question, sources="\n".join(facts), facts=facts, replaced=replaced)
     assert "书店" not in checked.text and "护士" not in checked.text, checked
     # shared words cannot tell across languages: recall's first, unsure
-    assert checked.text == "我不太确定；我记得的是：You moved from Lisbon to Madrid.", checked
+    assert checked.text == "我不太确定；你跟我说过：“I moved from Lisbon to Madrid.”", checked  # as said, quoted
     # recall put the job's chain first: the question was about it
     first = [recalled[3], recalled[4], *recalled[:3]]
     job = check_answer("你在一家医院当护士。", "我现在在哪里上班？", sources="\n".join(t for t, _ in first),
@@ -1198,7 +1198,9 @@ def test_what_is_remembered_about_the_user_is_answered_from_the_memories(message
               "me on my website or social media accounts.")
     checked = check_answer(answer, message, sources="\n".join(facts), facts=facts)
     assert checked.text.startswith(RECALLED[lang]), checked
-    assert "You moved from Lisbon to Madrid last month." in checked.text and "cello" in checked.text
+    moved = "You moved from Lisbon to Madrid last month." if lang == "en" else \
+        "“I moved from Lisbon to Madrid last month.”"  # the user's words, quoted: not turned in another language
+    assert moved in checked.text and "cello" in checked.text
     assert "cat" not in checked.text and "website" not in checked.text
     assert not asks_what_is_remembered("Do you remember my name?")
     assert not asks_what_is_remembered("What do you know about my sister?")
@@ -1219,10 +1221,10 @@ def test_what_is_remembered_skips_replaced_memories_small_talk_and_repeats(old_c
                 f"I work as {old_job}.": f"I changed jobs, I'm {job} now."}
     checked = check_answer("I am an astronaut on Mars.", message, sources="\n".join(facts), facts=facts,
                            replaced=replaced)
-    sep = "" if lang == "zh" else " "
-    assert checked.text == RECALLED[lang] + sep.join([f"You moved from {old_city} to {city}.",
-                                                      f"You changed jobs, you're {job} now.",
-                                                      "You play the cello."]), checked
+    told = [f"You moved from {old_city} to {city}.", f"You changed jobs, you're {job} now.", "You play the cello."]
+    if lang == "zh":  # the user's words, quoted
+        told = [f"“I moved from {old_city} to {city}.”", f"“I changed jobs, I'm {job} now.”", "“I play the cello.”"]
+    assert checked.text == RECALLED[lang] + " ".join(told), checked
 
 
 def test_the_users_own_fact_in_the_users_voice_is_not_pieced_together() -> None:
@@ -1816,3 +1818,40 @@ def test_an_answer_naming_only_what_the_question_orders_against_is_cut(old: tupl
         checked = check_answer(wrong, message, sources="\n".join(facts), facts=facts)
         assert checked.text == second_person(first) or old[0] in checked.text or old[1] in checked.text, checked
         assert check_answer(right, message, sources="\n".join(facts), facts=facts).text == right
+
+
+@given(_PLACE_EN, _PLACE_ZH, st.sampled_from([
+    ("I moved to {en} last month.", "我上个月搬到{zh}了。", "Where do I live now?", "我现在住在哪里？"),
+    ("I work as a pharmacist in {en}.", "我在{zh}当药剂师。", "What's my job?", "我做什么工作？")]))
+def test_a_memory_in_the_other_language_is_quoted_as_the_user_told_it(en: str, zh: str,
+                                                                      said: tuple[str, str, str, str]) -> None:
+    """A fifth new user's trial: "I'm not sure; what I remember is: 你上个月搬到汉堡了…" to an English question (the
+    memory turned to "you" in the other language). A plain answer quotes such a memory as the user told it, after
+    "You told me:" / "你跟我说过："; a memory in the message's language is still said to the user."""
+    memory_en, memory_zh, ask_en, ask_zh = said
+    memory_en, memory_zh = memory_en.format(en=en), memory_zh.format(zh=zh)
+    for memory, question, opening in ((memory_zh, ask_en, "You told me: "), (memory_en, ask_zh, "你跟我说过：")):
+        facts = [memory, question]
+        text = check_answer("", question, sources="\n".join(facts), facts=facts).text
+        assert text.lower().endswith(f"{opening}“{memory}”".lower()), text  # unsure: "I'm not sure; you told me:"
+        assert second_person(memory) not in text  # not said to the user in a language the question was not in
+    facts = [memory_en, ask_en]
+    text = check_answer("", ask_en, sources="\n".join(facts), facts=facts).text
+    assert second_person(memory_en) in text and "“" not in text, text
+
+
+@pytest.mark.parametrize(("question", "memory", "answers"), [
+    ("What's my job?", "I work as a pharmacist in Graz.", True),
+    ("What do I do for a living?", "I'm a nurse at a clinic.", True),
+    ("我做什么工作？", "我在一家药店当药剂师。", True),
+    ("What's my job?", "My sister works as a pharmacist.", False),  # the sister's
+])
+def test_the_plain_answer_is_the_memory_holding_the_asked_slot_in_other_words(question: str, memory: str,
+                                                                            answers: bool) -> None:
+    """My own check of the quoted answers: "What's my job?" beside "I work as a pharmacist in Graz." (no word in
+    common: job, work) was answered "not told" when the model's answer was cut. The slot a question asks is read
+    from the memories in either language, not only in the other one."""
+    facts = [memory, question]
+    text = check_answer("", question, sources="\n".join(facts), facts=facts).text
+    assert (second_person(memory).rstrip(".。") in text) is answers, text
+    assert (text == NOT_TOLD[language(question)]) is not answers

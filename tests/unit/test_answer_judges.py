@@ -104,6 +104,9 @@ def test_the_users_fact_in_the_first_person_is_the_wrong_voice(city: str, templa
     assert wrong_voice(said_to_user, [fact]) == []
     assert wrong_voice("I don't know where you live.", [fact]) == []
     assert wrong_voice(f"I remember {city} well.", [fact]) == []  # the assistant speaking of itself
+    # a memory quoted as the user told it, beside a question in the other language: attributed, not spoken as
+    assert wrong_voice(f"我记得：“{fact}” “{fact}”", [fact]) == []
+    assert wrong_voice(f"我不太确定；你跟我说过：“{fact}”", [fact]) == []
 
 
 @given(zh_names, st.sampled_from(["我住在{c}。", "我的猫叫{c}。", "我在{c}上班。"]))
@@ -112,6 +115,7 @@ def test_the_users_fact_in_the_first_person_is_the_wrong_voice_in_chinese(word: 
     assert wrong_voice(fact, [fact]) == [fact]
     assert wrong_voice(fact.replace("我", "你"), [fact]) == []
     assert wrong_voice("我不知道你的生日。", [fact]) == []
+    assert wrong_voice(f"你跟我说过：“{fact}”。{fact}", [fact]) == [fact]  # quoted, then said as the user
     assert wrong_voice("我记得这件事。", [fact]) == []
 
 
