@@ -27,7 +27,8 @@ def split_facts(text: str) -> list[str]:
             left = sentence[start:m.start()]
             # "My sister and I love..." stays one; so does "I play the oboe, and I have played it for five years"
             # (alone, the second says nothing of what was played)
-            if _whole(left) and not detail_of(_next_piece(sentence, m.end()), left):
+            if _whole(left) and not detail_of(piece := _next_piece(sentence, m.end()), left) and \
+                    not _POINTS_BACK.search(piece):
                 pieces.append(left.strip())
                 start = m.end()
         pieces += _by_slot(sentence[start:].strip())
@@ -127,6 +128,8 @@ def _by_slot(statement: str) -> list[str]:
     said = subject.group(1)
     for m in _GOES_ON.finditer(statement):
         left, right = statement[:m.start()].strip(), statement[m.end():].strip()
+        if _OTHER_SUBJECT.match(right):  # "…Miso, she is 3 years old": the cat's age, not the user's
+            continue
         if not right.lower().startswith(said.lower()):
             right = f"{said}{'' if CJK.match(said) else ' '}{right}"
         if not (_whole(left) and _whole(right)):
@@ -140,6 +143,12 @@ def _by_slot(statement: str) -> list[str]:
     return [statement]
 
 
+# A statement that says what it does in place of, or against, the one before it ("I gave up climbing, I play chess
+# now instead": a fifth new user's trial stored "I play chess now instead" alone): discourse words, not subjects.
+_POINTS_BACK = re.compile(r"\b(?:instead|rather|either)\b|代替|取而代之|改成|改为|反而|而是",
+                          re.IGNORECASE)
+# A clause with a subject of its own that is not the user ("…, she is 3 years old", "…，它三岁了"): a pronoun.
+_OTHER_SUBJECT = re.compile(r"(?:he|she|it|they|his|her|its|their)\b|(?:他|她|它)", re.IGNORECASE)
 # A clause that only points back at the other ("and love it", "喜欢这里"): cut off, it says nothing.
 _ABOUT_THE_OTHER = re.compile(r"\b(it|that|this|them|there|here)(\s+(a lot|so much|very much|there|here))?\W*$|"
                               r"(它|这里|那里|这儿|那儿|这个|那个)\W*$", re.IGNORECASE)

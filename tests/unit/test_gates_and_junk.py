@@ -607,3 +607,28 @@ def test_a_fact_cut_at_a_semicolon_does_not_keep_it(text: str, pieces: list[str]
     from memory.language.facts import split_facts
 
     assert split_facts(text) == pieces
+
+
+@given(st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou][bdklmnrst]", fullmatch=True),
+       st.sampled_from(["cat", "dog", "parrot", "rabbit"]), st.integers(2, 15),
+       st.sampled_from(["she", "he", "it"]))
+def test_a_clause_with_its_own_subject_is_not_given_the_users(name: str, pet: str, age: int, pronoun: str) -> None:
+    """A fifth new user's trial: "I have a cat called Miso, she is 3 years old." was stored as "I have a cat called
+    Miso" and "I she is 3 years old" (the name and the age read as the user's slots, the user's subject put before
+    the cat's). A clause whose subject is a pronoun of its own stays with the statement it is about."""
+    text = f"I have a {pet} called {name}, {pronoun} is {age} years old."
+    assert split_facts(text) == [text]
+    assert split_facts(f"我养了一只{'猫' if pet == 'cat' else '狗'}叫{name}，它{age}岁了。") == \
+        [f"我养了一只{'猫' if pet == 'cat' else '狗'}叫{name}，它{age}岁了。"]
+
+
+@given(st.sampled_from(["climbing", "tennis", "the violin", "chess", "running"]),
+       st.sampled_from(["swimming", "golf", "the cello", "go", "yoga"]))
+def test_a_statement_said_in_place_of_the_one_before_stays_with_it(old: str, new: str) -> None:
+    """A fifth new user's trial: "I gave up climbing, I play chess now instead." stored "I play chess now instead"
+    alone (it says nothing of what it replaced). A statement that points back (instead, rather, 改成, 而是…) is kept
+    with the one before it; two statements that do not are still two."""
+    text = f"I gave up {old}, I do {new} now instead."
+    assert split_facts(text) == [text]
+    assert split_facts(f"我不再{old}了，我现在改成{new}了。") == [f"我不再{old}了，我现在改成{new}了。"]
+    assert split_facts(f"I live in Oslo, I do {new} on weekends.") == ["I live in Oslo", f"I do {new} on weekends."]
