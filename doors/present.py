@@ -58,14 +58,18 @@ def happened(r: JSON, tz: tzinfo) -> str:
 
 
 def memory_row(m: JSON, tz: tzinfo) -> str:
-    flags = ("*" if m["decay_weight"] > 1 else " ") + {"active": " ", "disputed": "?"}.get(m["status"], "-")
+    """One memory: its id, when it was told, its marks (important; disputed, superseded, or followed by a newer
+    memory about its subject that did not supersede it), its text."""
+    status = {"active": "~" if m.get("followed_by") else " ", "disputed": "?"}.get(m["status"], "-")
+    flags = ("*" if m["decay_weight"] > 1 else " ") + status
     return f"{m['id'][:8]}  {when(m['timestamp'], tz)}  {flags}  {m['text']}"
 
 
 def memory_list(listed: Sequence[JSON], user: str, status: str, tz: tzinfo) -> list[str]:
     """``palace memories list``."""
+    legend = "* important, ? disputed, - superseded, ~ a newer memory follows it"
     return [*(memory_row(m, tz) for m in listed),
-            f"{count(len(listed), 'memory', 'memories')} of {user} ({status}; * important, ? disputed, - superseded)"]
+            f"{count(len(listed), 'memory', 'memories')} of {user} ({status}; {legend})"]
 
 
 def search_lines(found: Sequence[JSON], tz: tzinfo) -> list[str]:

@@ -127,7 +127,8 @@ def test_read_commands_print_the_same_in_process_and_through_the_server(
 
     # what the drift used to show, now the same both ways: the user's zone, "1 memory", usage's header and wording
     local, _ = _both(cli, capsys, monkeypatch, server, data_dir, "memories", "list", "--user", "solo")
-    assert local.endswith("\n1 memory of solo (active; * important, ? disputed, - superseded)\n")
+    assert local.endswith("\n1 memory of solo (active; * important, ? disputed, - superseded, ~ a newer memory "
+                          "follows it)\n")
     local, _ = _both(cli, capsys, monkeypatch, server, data_dir, "usage", "--user", "ann")
     assert local.startswith("day  ") and "sending the full session history to each answer" in local
     local, _ = _both(cli, capsys, monkeypatch, server, data_dir, "memories", "search", "我在哪家餐厅请客户",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from doors.present import happened, search_lines
+from doors.present import happened, memory_list, search_lines
 
 
 def _ms(text: str) -> int:
@@ -43,3 +43,20 @@ def test_explain_says_when_a_score_was_lifted_above_what_it_follows(capsys: Any)
     assert "lifted above a memory it is linked to" in out[0] and "lifted" not in out[1]
     # the older of the two says so (a new user's trial read it as a current memory ranked out of order)
     assert "earlier: a newer memory follows it" in out[1] and "earlier" not in out[0]
+
+
+def test_the_list_marks_a_memory_a_newer_one_follows() -> None:
+    """A fifth new user's trial: five memories a newer one followed (not superseded) looked current in `palace
+    memories list`. Such a memory is marked "~", and the legend says so."""
+    told = _ms("2026-12-05T09:00")
+    rows = [{"id": "aaaaaaaa1", "text": "我上个月搬到汉堡了", "timestamp": told, "decay_weight": 1.0,
+             "status": "active", "followed_by": ["bbbbbbbb2"]},
+            {"id": "bbbbbbbb2", "text": "I moved to Berlin", "timestamp": told, "decay_weight": 2.0, "status": "active",
+             "followed_by": []},
+            {"id": "cccccccc3", "text": "I live in Graz", "timestamp": told, "decay_weight": 1.0,
+             "status": "superseded", "followed_by": ["bbbbbbbb2"]}]
+    lines = memory_list(rows, "lena", "all", UTC)
+    assert lines[0] == "aaaaaaaa  2026-12-05 09:00   ~  我上个月搬到汉堡了"
+    assert lines[1] == "bbbbbbbb  2026-12-05 09:00  *   I moved to Berlin"
+    assert lines[2].split()[3] == "-"  # superseded says so, whatever follows it
+    assert "~ a newer memory follows it" in lines[-1]
