@@ -28,6 +28,7 @@ from functools import cache
 import numpy as np
 
 from memory.embeddings import Embedder
+from memory.language.answers import asks_what_is_remembered
 from memory.language.change import changes_of
 from memory.language.slots import aliases, asked_name, asked_slots, holds
 from memory.language.temporal import TimeIntent, TimeWindow, parse_time_window, present_words, time_intent
@@ -426,17 +427,20 @@ def _above(new: ScoreBreakdown, old: ScoreBreakdown) -> ScoreBreakdown:
     return replace(new, score=max(new.score, old.score * (1 + 1e-9) + 1e-12), on_topic=on_topic)
 
 
-def mark_chains(memories: Sequence[Recalled], implied: dict[str, frozenset[str]] | None = None) -> list[Recalled]:
+def mark_chains(memories: Sequence[Recalled], implied: dict[str, frozenset[str]] | None = None, *,
+                any_rank: bool = False) -> list[Recalled]:
     """Each memory with its place among ``memories`` (best first): "earlier" when a memory that follows it ranks
     above it, "now" when it ranks above a memory it follows (the prompt marks them so). A follower ranked below
-    the memory it follows (not about the question as much) marks nothing."""
+    the memory it follows (not about the question as much) marks nothing, unless ``any_rank``: a question about
+    the user in general ("你记得我什么？"), which every memory is about as much (a fifth new user's trial got the
+    move to Hamburg said back beside the later one to Berlin, ranked below it)."""
     place = {r.memory.id: i for i, r in enumerate(memories)}
     followed: set[str] = set()  # memories with a follower ranked above them
     leads: set[str] = set()  # followers ranked above a memory they follow
     implied = implied or {}
     for r in memories:  # every link is on the newer memory (``followed_by`` is its back-pointer)
         for old in (*r.memory.follows, *implied.get(r.memory.id, ())):
-            if old in place and place[r.memory.id] < place[old]:
+            if old in place and (any_rank or place[r.memory.id] < place[old]):
                 followed.add(old)
                 leads.add(r.memory.id)
     return [replace(r, chain="earlier" if r.memory.id in followed else "now" if r.memory.id in leads else "")
@@ -506,7 +510,8 @@ def recall(ltm: LongTermMemory, embeddings: Embedder, user_id: str, question: st
                                             implied))
     elif window is None:  # about the past: what came before a thing the question names comes first
         ranked = before_named(question, ranked, top_k)
-    memories = mark_chains(ranked[: max(0, top_k)], changes)
+    memories = mark_chains(ranked[: max(0, top_k)], changes, any_rank=intent != "past" and window is None and
+                           asks_what_is_remembered(question))
     t3 = time.perf_counter()
     timings = RecallTimings(embed_ms=(t1 - t0) * 1000, search_ms=(t2 - t1) * 1000, rerank_ms=(t3 - t2) * 1000)
     return RecallResult(memories=memories, window=window, searched=len(hits), intent=intent, timings=timings)

@@ -1545,11 +1545,14 @@ def replacements(recalled: Sequence[tuple[str, str]], message: str, *, windowed:
         return {}
     out: dict[str, str] = {}
     newest = None
-    for text, chain in recalled:
+    for n, (text, chain) in enumerate(recalled):
         if chain == "now":
             newest = text
-        elif chain == "earlier" and newest is not None:
-            out.setdefault(text, newest)
+        elif chain == "earlier":  # the newest above it; else, ranked below it (a question about the user in
+            # general marks chains at any rank: memory.recall.mark_chains), the first below
+            below = next((t for t, c in recalled[n + 1:] if c == "now"), None)
+            if (newer := newest if newest is not None else below) is not None:
+                out.setdefault(text, newer)
     return out
 
 

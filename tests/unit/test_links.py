@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from memory.language.answers import replacements
 from memory.language.links import (
     LINKS_BY_EMBEDDER,
     common_words,
@@ -160,6 +161,21 @@ def test_a_follower_far_from_the_question_stays_where_it_is() -> None:
     new = _recalled("running", 0.6, 0.80, follows=("coffee",), at=1)
     ranked = mark_chains(newest_first([old, new], [], RankingConfig()))
     assert [(r.memory.id, r.chain) for r in ranked] == [("coffee", ""), ("running", "")]
+
+
+def test_a_question_about_the_user_in_general_marks_a_follower_at_any_rank() -> None:
+    """A fifth new user's trial: "你记得我什么？" got the move to Hamburg said back beside the later move to Berlin,
+    which followed it from a rank below. Every memory is about such a question as much: the chain is marked at
+    any rank, and the plain answer's "true now" leaves the earlier one out (answers.replacements maps it to the
+    follower below it)."""
+    old = _recalled("hamburg", 1.0, 0.85, followed_by=("berlin",))
+    other = _recalled("cat", 0.9, 0.84)
+    new = _recalled("berlin", 0.6, 0.80, follows=("hamburg",), at=1)
+    ranked = mark_chains([old, other, new], any_rank=True)
+    assert [(r.memory.id, r.chain) for r in ranked] == [("hamburg", "earlier"), ("cat", ""), ("berlin", "now")]
+    assert replacements([(r.memory.id, r.chain) for r in ranked], "你记得我什么？", windowed=False) == {
+        "hamburg": "berlin"}
+    assert [r.chain for r in mark_chains([old, other, new])] == ["", "", ""]  # another question: as before
 
 
 @given(st.integers(min_value=2, max_value=7), st.randoms(use_true_random=False))
