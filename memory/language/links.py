@@ -35,6 +35,7 @@ from memory.language.slots import (
     person,
     single_valued,
     slots_as,
+    without_name_or_age_wording,
 )
 from memory.language.words import chinese_nouns, grounding_units, names_something
 
@@ -221,7 +222,9 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     # "My favourite colour…", "…film…"
     if (other := _other_kind(slots_as(new, alias), slots_as(old, alias))) is not None:
         return Link(False, f"about different things ({other})")
-    words = shared_words(new, old)
+    # not the wording of a name or an age, which says nothing of whose ("named" of "I have a dog named Rex" and of
+    # "My name is Lena"; "years old" of the dog's age and of the user's)
+    words = shared_words(without_name_or_age_wording(new), without_name_or_age_wording(old))
     # a person the two are about ("Tom") or a name most memories near it hold (a speaker's) says who, not what
     # and a capitalised word that opens a sentence in both ("Thanks, Mel!", "That's great") may be no name at all
     names = (entities(new) & entities(old)) - (openers(new) & openers(old)) - holders(new) - holders(old) - common

@@ -102,10 +102,46 @@ def person(text: str) -> str:
     return z.group(1) if z else "self"
 
 
+# The user's own name and age, said of the user ("My name is Lena", "call me Lena", "I'm 34", "我叫王芳",
+# "我今年三十岁"): a name or an age in a statement about the user that is not said of the user is a thing's ("I have a
+# dog named Rex, he is 4", "My cat Miso is 3 years old", "我养了一只猫叫咪咪"): the user's pet, car or plant, never the
+# user's slot (a probe: the cat's name followed the user's, and recall put it first for "What's my name?").
+_USER_NAMED = re.compile(r"\bmy name\b|\bcall me\b|\b(?:i'm|i am|i was) (?:called|named)\b|\bthe user'?s name\b|"
+                         r"\bthe user is (?:called|named)\b|"
+                         r"(?:我|用户)(?:现在|就|也|还|本来)?(?:叫|名叫)|(?:我|用户)的名字",
+                         re.IGNORECASE)
+_USER_AGED = re.compile(r"\b(?:i'm|i am|i was|i turn(?:s|ed)?|i'm turning|i will be|i'll be|the user is)\s+(?:now\s+"
+                        r"|just\s+|already\s+|almost\s+|nearly\s+)?\d+\b|\bmy age\b|\bthe user'?s age\b|"
+                        r"(?:我|用户)(?:今年|已经|现在|快|刚|刚满|才)?[\d一二三四五六七八九十两]+岁|"
+                        r"(?:我|用户)的(?:年龄|年纪)", re.IGNORECASE)
+# A question about a thing of the user's by its name or age ("What's my dog called?", "How old is my cat?", "我的猫
+# 叫什么？"), not about the user: "my" before a noun that is no person.
+_ASKS_OF_A_THING = re.compile(r"\bmy\s+(?!name\b|age\b)[a-z][\w-]*\b|我的?(?!名字|年龄|年纪)[\u3400-\u9fff]{1,3}?"
+                              r"(?:叫|的名字|几岁|多大|的年龄)", re.IGNORECASE)
+
+
+# How a statement says a name or an age ("named", "is called", "my name is", "4 years old", "叫", "三岁"): the wording
+# of the slot, which two statements share whoever's name or age they give ("I have a dog named Rex, he is 4 years
+# old" and "My name is Lena Weber"; "I'm 34 years old"): no evidence that one follows the other.
+_NAME_OR_AGE_WORDING = re.compile(r"\b(?:name[sd]?|called|call)\b|" + _AGE_EN + "|" + _AGE_ZH + r"|名叫|名字|叫",
+                                  re.IGNORECASE)
+
+
+def without_name_or_age_wording(text: str) -> str:
+    """``text`` without the words that say a name or an age (:data:`_NAME_OR_AGE_WORDING`), what is named or aged
+    left: for comparing what two statements are about."""
+    return _NAME_OR_AGE_WORDING.sub(" ", text)
+
+
 def slots(text: str) -> frozenset[str]:
     """What ``text`` is about, as ``person:slot`` keys ("self:residence", "sister:name", "self:favourite:book")."""
     who = person(text)
     found = {f"{who}:{name}" for name, (en, zh) in _SLOT_RES.items() if en.search(text) or zh.search(text)}
+    if who == "self":  # a thing's name or age is not the user's
+        if not _USER_NAMED.search(text):
+            found.discard("self:name")
+        if not _USER_AGED.search(text):
+            found.discard("self:age")
     nouns = [m.lower().rstrip("s") for m in _FAVOURITE_EN.findall(text)] + _FAVOURITE_ZH.findall(text)
     found |= {f"{who}:favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
     if any(k.startswith(f"{who}:favourite:") for k in found):  # "favourite book" is its own slot, not "name"
@@ -180,6 +216,8 @@ def asked_slots(question: str, alias: Mapping[str, str] | None = None) -> frozen
     who = m.group(1).lower() if m else (alias or {}).get(named, named) if named else "self"
     names = {name for name, (en, zh) in _SLOT_RES.items() if en.search(question) or zh.search(question)}
     names |= {name for name, pattern in ASKED_SLOTS.items() if pattern.search(question)}
+    if who == "self" and _ASKS_OF_A_THING.search(question):  # "What's my dog called?": the dog's, no slot of the user
+        names -= {"name", "age"}
     nouns = [n.lower().rstrip("s") for n in _FAVOURITE_EN.findall(question)] + _FAVOURITE_ZH.findall(question)
     names |= {f"favourite:{_FAVOURITE_NOUN.get(n, n)}" for n in nouns}
     return frozenset(f"{PERSON_CANON.get(who, who)}:{name}" for name in names)

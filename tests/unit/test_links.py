@@ -907,3 +907,33 @@ def test_a_stated_change_guesses_no_memory_of_another_kind(new: str, older: str,
 
     found = links_to(new, [(older, 0.85)], links_for("e5"))  # near enough for a guess, not for meaning alone
     assert found[0].follows is links, found
+
+
+_PET = st.sampled_from([("dog", "狗"), ("cat", "猫"), ("parrot", "鹦鹉"), ("rabbit", "兔子")])
+_PET_NAME = st.from_regex(r"[A-Z][aeiou][bdklmnrst][aeiou]", fullmatch=True)
+
+
+@given(_PET, _PET_NAME, _PET_NAME, st.integers(2, 15), st.integers(20, 70), st.sampled_from(["he", "she", "it"]))
+def test_a_things_name_or_age_is_not_the_users(pet: tuple[str, str], name: str, me: str, age: int, mine: int,
+                                                pronoun: str) -> None:
+    """A probe of this stop: "I have a dog named Rex, he is 4 years old" followed "My name is Lena Weber" (the shared
+    word "named") and "I'm 34 years old" followed the dog ("years old"), so recall put the pet first for "What's my
+    name?". A name or an age the user's statement gives a thing is no slot of the user's, and the wording of a name
+    or an age is no evidence that one statement follows another."""
+    from memory.language.slots import asked_slots, held_slots
+
+    assume(name != me)  # a pet named as its owner shares a name: evidence of another kind
+
+    en, zh = pet
+    dog = f"I have a {en} named {name}, {pronoun} is {age} years old"
+    for text in (dog, f"My {en} {name} is {age} years old.", f"我养了一只{zh}叫{name}，它{age}岁了。"):
+        assert not held_slots(text) & {"self:name", "self:age"}, text
+    for text, slot in ((f"My name is {me} Weber.", "self:name"), (f"我叫{me}。", "self:name"),
+                       (f"I'm {mine} years old.", "self:age"), (f"我今年{mine}岁。", "self:age")):
+        assert slot in held_slots(text), text
+    for question in (f"What's my {en} called?", f"How old is my {en}?", f"我的{zh}叫什么？", f"我的{zh}几岁了？"):
+        assert not asked_slots(question) & {"self:name", "self:age"}, question
+    assert asked_slots("What's my name?") == {"self:name"} and asked_slots("我几岁了？") == {"self:age"}
+    config = links_for("e5")
+    assert not link(dog, f"My name is {me} Weber", 0.84, config).follows
+    assert not link(f"I'm {mine} years old", dog, 0.86, config).follows
