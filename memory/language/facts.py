@@ -49,7 +49,17 @@ def _next_piece(sentence: str, start: int) -> str:
 _DETAIL_TAGS = ("t", "m", "q", "d", "r", "u", "x", "p", "c", "y", "e", "w")
 _DETAIL_EN = re.compile(r"\d+|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
                         r"forty|fifty|hundred|few|several|many|couple|half|year|month|week|day|hour|minut|time|"
-                        r"decad|ago|sinc|now|alreadi|still|been|almost|about|over|nearli|long|it|there|here|onc|twice|everi)$")
+                        r"decad|ago|sinc|now|alreadi|still|been|almost|about|over|nearli|long|it|there|here|onc|twice|everi|"
+                        r"today|tonight|tomorrow|yesterday|later|soon|next|until|weekend)$")
+
+
+def time_or_measure(word: str) -> bool:
+    """Does the content word ``word`` (a stemmed Latin unit, or a Chinese word) say only when, how long or how much
+    ("now", "year", "现在", "三年"), by what :func:`detail_only` leaves out?"""
+    if CJK.search(word):
+        return any(tag.startswith(("t", "m", "q")) for w, tag in tagged(word) if w.strip()) and \
+            all(tag.startswith(_DETAIL_TAGS) for w, tag in tagged(word) if w.strip())
+    return bool(_DETAIL_EN.match(word))
 
 
 def detail_only(text: str) -> tuple[set[str], bool]:
@@ -145,7 +155,9 @@ def _by_slot(statement: str) -> list[str]:
 
 # A statement that says what it does in place of, or against, the one before it ("I gave up climbing, I play chess
 # now instead": a fifth new user's trial stored "I play chess now instead" alone): discourse words, not subjects.
-_POINTS_BACK = re.compile(r"\b(?:instead|rather|either)\b|代替|取而代之|改成|改为|反而|而是",
+# So does one that speaks of the other's thing by a pronoun ("…cello, I've been doing it for years": a sixth new
+# user's trial stored "I've been doing it for years" alone).
+_POINTS_BACK = re.compile(r"\b(?:instead|rather|either|it|them)\b|代替|取而代之|改成|改为|反而|而是|它",
                           re.IGNORECASE)
 # A clause with a subject of its own that is not the user ("…, she is 3 years old", "…，它三岁了"): a pronoun.
 _OTHER_SUBJECT = re.compile(r"(?:he|she|it|they|his|her|its|their)\b|(?:他|她|它)", re.IGNORECASE)

@@ -89,6 +89,20 @@ def _content_free(sentence: str) -> bool:
     return letters == 0 or (cjk < 2 and letters - cjk < 2)
 
 
+# English only: a Chinese token may be one character of a statement (是, 好, 对 of "我的生日是三月十四号")
+_TOKEN = re.compile(rf"(?<![\w'’]){_TOKEN_EN}(?![\w'’])", re.IGNORECASE)
+
+
+def _small_talk_and_time(sentence: str) -> bool:
+    """Is ``sentence`` small talk with nothing besides but when or how long ("bye for now!", "ok thanks, bye for
+    now!": a sixth new user's trial stored it, and it was recalled as a fact about the user), in English words?"""
+    rest = _TOKEN.sub(" ", sentence)
+    if rest == sentence or not _LETTER_OR_DIGIT.search(sentence):
+        return False
+    said, _ = detail_only(rest)
+    return not said and not entities(rest) and not re.search(r"\d", rest)
+
+
 def junk_sentence(sentence: str) -> str | None:
     """Why ``sentence`` is not worth remembering, or None when it may state something."""
     s = sentence.strip()
@@ -96,7 +110,7 @@ def junk_sentence(sentence: str) -> str | None:
         return "no content"
     if _QUESTION_END.search(s) or _QUESTION_EN.search(s) or _QUESTION_ZH.search(s):
         return "a question"
-    if _JUNK_EN.match(s) or _JUNK_ZH.match(s) or _THANKS_FOR.match(s):
+    if _JUNK_EN.match(s) or _JUNK_ZH.match(s) or _THANKS_FOR.match(s) or _small_talk_and_time(s):
         return "a greeting, thanks or small talk"
     if _REQUEST_EN.search(s) or _REQUEST_ZH.search(s):
         return "a request to the assistant"

@@ -632,3 +632,23 @@ def test_a_statement_said_in_place_of_the_one_before_stays_with_it(old: str, new
     assert split_facts(text) == [text]
     assert split_facts(f"我不再{old}了，我现在改成{new}了。") == [f"我不再{old}了，我现在改成{new}了。"]
     assert split_facts(f"I live in Oslo, I do {new} on weekends.") == ["I live in Oslo", f"I do {new} on weekends."]
+
+
+@given(st.sampled_from(["bye", "ok", "thanks", "ok thanks, bye", "see you", "cheers", "good night"]),
+       st.sampled_from(["for now", "for today", "now", "until next week", "for the day"]),
+       st.sampled_from(["!", ".", "", "~"]))
+def test_small_talk_with_only_a_time_is_not_a_memory(talk: str, when: str, end: str) -> None:
+    """A sixth new user's trial: "ok thanks, bye for now!" stored "bye for now!", which followed the brother's new
+    job by the word "now" and was said back as a fact about the user. Small talk with nothing besides but when or
+    how long is small talk; a statement beside it is kept."""
+    assert is_junk(f"{talk} {when}{end}")
+    assert not is_junk(f"{talk}, I moved to Lyon {when}{end}")
+    assert not is_junk("我的生日是三月十四号。")  # 是 is no small talk inside a statement
+
+
+@given(st.sampled_from(["the cello", "the violin", "chess", "tennis"]), st.sampled_from(["years", "a decade", "ages"]))
+def test_a_statement_speaking_of_the_other_by_a_pronoun_stays_with_it(thing: str, span: str) -> None:
+    """A sixth new user's trial: "In my free time I play the cello, I've been doing it for years." stored "I've been
+    doing it for years" alone: a piece that speaks of the other's thing by a pronoun says nothing alone."""
+    text = f"In my free time I play {thing}, I've been doing it for {span}."
+    assert split_facts(text) == [text]
