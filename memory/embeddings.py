@@ -148,10 +148,15 @@ class AcrossLanguages:
         return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= TRANSLATION_COSINE for i in range(len(pairs)))
 
     def same_name(self, name: str, names: Sequence[str]) -> bool:
+        return self.name_cosine(name, names) >= NAME_COSINE
+
+    def name_cosine(self, name: str, names: Sequence[str]) -> float:
+        """The cosine of ``name`` with the nearest of ``names`` (0 for none); :meth:`same_name` at
+        :data:`NAME_COSINE`."""
         if not names:
-            return False
+            return 0.0
         said, *others = self._embedder.embed_documents([name, *names])
-        return max(_cosine(said, v) for v in others) >= NAME_COSINE
+        return max(_cosine(said, v) for v in others)
 
 
 def restates(embedder: Embedder) -> AcrossLanguages | None:

@@ -27,6 +27,7 @@ from graph.context import Context
 from graph.deps import Deps
 from graph.models import ModelError, describe, invoke_structured, usage_of
 from graph.state import Candidate, State, Turn, Usage, Verdict
+from memory.embeddings import restates
 from memory.errors import ServiceUnavailableError
 from memory.language.change import says_change
 from memory.language.facts import one_fact, split_facts
@@ -441,7 +442,9 @@ def make_fact_check(deps: Deps) -> Any:
                         for v in deps.embeddings.embed_documents(texts)]
                 # a name the user's memories give a kinship word is that person ("英格丽…" after "My sister Ingrid…")
                 alias = aliases([h.memory.text for near in hits for h in near] + texts)
-                return hits, [links_to(t, [(h.memory.text, h.cosine) for h in near], deps.links(), alias)
+                # a thing named in each language ("I gave up climbing" after "我周末喜欢攀岩"): the bundled e5 judges
+                across = restates(deps.embeddings)
+                return hits, [links_to(t, [(h.memory.text, h.cosine) for h in near], deps.links(), alias, across)
                               for t, near in zip(texts, hits, strict=True)]
 
             far, links = neighbours([c["text"] for c in cands])

@@ -23,12 +23,16 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from memory.language.change import says_change
+from memory.language.facts import time_or_measure
 from memory.language.slots import (
     FIRST_PERSON,
     FUNCTION_OPENERS,
     PERSON_CANON,
+    PERSON_EN,
+    PERSON_ZH,
     THE_USER,
     alias_of,
     opening_name,
@@ -37,7 +41,7 @@ from memory.language.slots import (
     slots_as,
     without_name_or_age_wording,
 )
-from memory.language.words import chinese_nouns, grounding_units, names_something
+from memory.language.words import chinese_nouns, grounding_units, names_something, tagged
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,46 @@ def _as_written(unit: str, text: str) -> str:
     return next((w.lower() for w in _LATIN.findall(text) if w.lower() != unit and unit in grounding_units(w)), unit)
 
 
+class SameName(Protocol):
+    """A judge of names across languages (:class:`memory.embeddings.AcrossLanguages`)."""
+
+    def same_name(self, name: str, names: Sequence[str]) -> bool:
+        """Is ``name`` one of ``names``, written in the other language?"""
+
+    def name_cosine(self, name: str, names: Sequence[str]) -> float:
+        """How near ``name`` is to the nearest of ``names``."""
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+_THING_TAGS = ("n", "s", "eng", "j", "l")  # jieba: nouns, names, places, abbreviations, set phrases (no times: 周末)
+
+
+def _things_across(new: str, old: str) -> tuple[list[str], list[str]]:
+    """For two statements in different languages, the Latin content words of the English one (as written,
+    lower-cased) and the nouns and names of the Chinese one (jieba's parts of speech), less the words of whom they
+    are about and of how a name or an age is said: what each names, to compare one by one across the languages."""
+    english, chinese = (new, old) if _CJK_RUN.search(old) else (old, new)
+    latin = [w.lower() for w in _LATIN_WORD.findall(without_name_or_age_wording(english))]
+    people = _person_units(english) | {p.lower() for p in PERSON_EN}
+    words = list(dict.fromkeys(w for w in latin if content_words(w) and not content_words(w) & people
+                               and w not in FUNCTION_OPENERS))
+    nouns = list(dict.fromkeys(w for w, flag in tagged(without_name_or_age_wording(chinese))
+                               if flag.startswith(_THING_TAGS) and _CJK_RUN.fullmatch(w) and len(w) >= 2
+                               and w not in PERSON_ZH and not set(w) & _FUNCTION_ZH))
+    return words, nouns
+
+
+def named_across(new: str, old: str, judge: SameName) -> tuple[str, float] | None:
+    """A thing two statements in different languages both name, each in its own ("climbing" of "I gave up climbing"
+    and 攀岩 of "我周末喜欢攀岩"; "Munich" and 慕尼黑), by ``judge`` (e5: the two words' cosine at least
+    :data:`memory.embeddings.NAME_COSINE`): the English word and its cosine (the nearest such), or None."""
+    words, nouns = _things_across(new, old)
+    if not words or not nouns or bool(_CJK_RUN.search(new)) == bool(_CJK_RUN.search(old)):
+        return None
+    scored = [(judge.name_cosine(w, nouns), w) for w in words if judge.same_name(w, nouns)]
+    return max(((w, c) for c, w in scored), key=lambda x: x[1], default=None)
+
+
 def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset(),
          alias: Mapping[str, str] | None = None) -> Link:
     """Does the memory ``new`` follow the older memory ``old`` (cosine between them: ``cosine``)? ``common``: the
@@ -231,7 +275,8 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
     # a Chinese word both hold says what they are about when it names something (南京, 自行车), not when it is a
     # verb or an adverb (喜欢 in "我喜欢秋天" and "我最喜欢的颜色是墨绿色"): the lexicon's part of speech decides
     # and a Chinese word that holds the person's kinship word (妈妈, 妈喜 in "我妈妈喜欢…") says who, not what
-    about = words - common - _person_units(new) - _person_units(old)
+    # nor a word that says only when or how much ("now" of "bye for now" and of "…he's a chef now", 现在)
+    about = {w for w in words - common - _person_units(new) - _person_units(old) if not time_or_measure(w)}
     shared = sorted(names | {w for w in about if names_something(w)})
     if shared and cosine >= config.entity_cosine:
         # the name of the person both are about ("张伟上个月离开腾讯" after "我哥哥张伟在腾讯做产品经理"; 英格, 格丽
@@ -239,16 +284,18 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
         by_name = set(shared) <= _name_units(held_new | held_old)
         return Link(True, f"the same {', '.join(repr(_as_written(s, new)) for s in shared[:3])}", named=True,
                     by_name=by_name)
+    # the same thing named in each language ("I gave up climbing" and "我周末喜欢攀岩"), where no word can be shared
+    two_languages = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
+    two_languages = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
     # the table knows: its slot would be taken for the user's)
     known = held_new & held_old
     same_slots = single_valued(slots_as(new, alias)) & single_valued(slots_as(old, alias)) if known else frozenset()
     # across English and Chinese the embedder puts the same statement far apart (0.81 for one passport)
-    across = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # a stated change of the slot ("I moved to Shanghai" after "I live in Beijing") is evidence enough at the
     # entity threshold; the slot alone ("... at work") needs the word threshold
-    needed = (config.person_slot_cosine_across if across and known - {"self"} else config.slot_cosine_across
-              if across else config.entity_cosine if says_change(new) else config.word_cosine)
+    needed = (config.person_slot_cosine_across if two_languages and known - {"self"} else config.slot_cosine_across
+              if two_languages else config.entity_cosine if says_change(new) else config.word_cosine)
     if same_slots and cosine >= needed:
         return Link(True, f"the same {sorted(same_slots)[0].replace(':', ' ')}")
     near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
@@ -286,7 +333,7 @@ def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:
                                   f"{min(k for k in b if k.rsplit(':', 1)[0] in kinds)}"
 
 
-def _kinds_agree(new: frozenset[str], old: frozenset[str]) -> bool:
+def kinds_agree(new: frozenset[str], old: frozenset[str]) -> bool:
     """May a stated change whose one-valued slots are ``new`` have changed a memory whose are ``old``? Where the
     table knows either, they share one: "我上个月搬到汉堡了，不再住慕尼黑" (where the user lives) changed nothing of "我
     有一只猫，叫年糕" (nearest in meaning), nor "I play chess now instead" the pharmacist's job (a fifth new user's
@@ -310,7 +357,7 @@ def common_words(texts: Sequence[str]) -> frozenset[str]:
 
 
 def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConfig,
-             alias: Mapping[str, str] | None = None) -> list[Link]:
+             alias: Mapping[str, str] | None = None, across: SameName | None = None) -> list[Link]:
     """How ``new`` relates to each of ``neighbours`` (the user's older memories nearest to it, as (text, cosine
     to ``new``), nearest first).
 
@@ -330,9 +377,19 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
                  if k.by_name else k for k in found]
     if says_change(new) and not any(k.follows for k in found):
         kinds = single_valued(slots_as(new, alias))
-        nearest = next((n for n, (text, cosine) in enumerate(neighbours)
-                        if cosine >= config.entity_cosine and same_holder(new, text, known=True, alias=alias)
-                        and _kinds_agree(kinds, single_valued(slots_as(text, alias)))), None)
+        fits = [n for n, (text, cosine) in enumerate(neighbours)
+                if same_holder(new, text, known=True, alias=alias)
+                and kinds_agree(kinds, single_valued(slots_as(text, alias)))]
+        # what it names, named in the other language by the one that names it nearest ("I gave up climbing" and
+        # "我周末喜欢攀岩": a fifth new user's trial guessed "I'm Lena" instead), where no word can be shared
+        named = [(score, n, word) for n in fits if across is not None and neighbours[n][1] >=
+                 config.person_slot_cosine_across and (found_across := named_across(new, neighbours[n][0], across))
+                 for word, score in (found_across,)]
+        if named:
+            _, best, word = max(named)
+            found[best] = Link(True, f"a stated change, naming {word!r} in the other language", weak=True)
+            return found
+        nearest = next((n for n in fits if neighbours[n][1] >= config.entity_cosine), None)
         if nearest is not None:
             found[nearest] = Link(True, f"a stated change, nearest to it (cosine {neighbours[nearest][1]:.3f})",
                                   weak=True)
