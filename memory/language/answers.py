@@ -1016,9 +1016,11 @@ _SAYS_WHERE = re.compile(
     r"(?:the\s+|a\s+|an\s+|my\s+|your\s+|our\s+|their\s+|his\s+|her\s+|its\s+|one of\s+)?(?!\d)(?!"
     + _TIME_NOUN + r")[^\W\d_]|"
     r"\b(?:to|for|with|via)\s+(?:the\s+)?[A-Z]|"
-    r"\b(?:home|downtown|abroad|online|nearby|locally|overseas|upstairs|downstairs|here|there)\b|"
+    r"\b(?:home|downtown|abroad|online|nearby|locally|overseas|upstairs|downstairs)\b|"
     r"\b(?:located|address)\b|"
-    r"(?:住在|位于|搬到了?|搬去了?|来自|在|到了?|从|去了?)[\u4e00-\u9fff]{2}|网上|线上|附近|本地|"
+    # not a demonstrative, which says no place to a question asking which ("你住在那里。" to "我住在哪个城市？": a
+    # sixth new user's trial; "there", "here")
+    r"(?:住在|位于|搬到了?|搬去了?|来自|在|到了?|从|去了?)(?![那这哪](?:里|儿|边))[\u4e00-\u9fff]{2}|网上|线上|附近|本地|"
     r"(?:地点|地址|位置|地方|城市|国家)(?:是|为|在)", re.IGNORECASE)
 
 
@@ -1441,7 +1443,8 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         # ("我妹妹住在哪里？" beside "My sister Hana lives in Prague and teaches maths." and "Hana quit teaching",
         # recall's first: my own new-user check got the baker)
         # nor in one language: "What's my job?" beside "I work as a pharmacist in Graz" (job, work)
-        if about is None and (wanted := asked_slots(message, alias := aliases(facts[:-1]))):
+        wanted = asked_slots(message, alias := aliases(facts[:-1]))
+        if about is None and wanted:
             about = next((f for f in facts[:-1] if holds(f, wanted, alias)), None)
         drew = _impersonal_units(" ".join(embellished)) - _impersonal_units(message)
         # not by whom it named: "Your blood type is the same as your friend Karim." (never told) drew on nothing of

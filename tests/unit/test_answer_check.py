@@ -1855,3 +1855,16 @@ def test_the_plain_answer_is_the_memory_holding_the_asked_slot_in_other_words(qu
     text = check_answer("", question, sources="\n".join(facts), facts=facts).text
     assert (second_person(memory).rstrip(".。") in text) is answers, text
     assert (text == NOT_TOLD[language(question)]) is not answers
+
+
+@given(_PLACE_ZH, st.sampled_from([("我住在哪个城市？", "你住在{d}。"), ("我现在住在哪里？", "你现在住在{d}。"),
+                                   ("Which city do I live in?", "You live {e}.")]),
+       st.sampled_from([("那里", "there"), ("这里", "here"), ("那儿", "there")]))
+def test_a_demonstrative_is_no_place_to_a_question_asking_which(place: str, asked: tuple[str, str],
+                                                               here: tuple[str, str]) -> None:
+    """A sixth new user's trial: "我住在哪个城市？" got "你住在那里。", copied from the memory "我上个月搬到了马尔默，现在
+    住在那里。". A demonstrative says no place; the plain answer gives the memory, which names it."""
+    question, answer = asked
+    facts = [f"我上个月搬到了{place}，现在住在那里。", question]
+    checked = check_answer(answer.format(d=here[0], e=here[1]), question, sources="\n".join(facts), facts=facts)
+    assert place in checked.text and checked.changes, checked
