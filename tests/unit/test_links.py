@@ -943,8 +943,8 @@ _ACROSS = {"hobby": ([("climbing", "攀岩"), ("the cello", "大提琴"), ("ches
                       ("yoga", "瑜伽"), ("tennis", "网球"), ("painting", "画画"), ("the piano", "钢琴")],
                      [("我周末喜欢{zh}。", "I gave up {en}, I do something else now."),
                       ("I love {en} on weekends.", "我不再{zh}了。")]),
-           "car": ([("Skoda", "斯柯达"), ("Tesla", "特斯拉"), ("Volvo", "沃尔沃"), ("Toyota", "丰田"), ("Honda", "本田"),
-                    ("BMW", "宝马")],
+           "car": ([("Skoda", "斯柯达"), ("Tesla", "特斯拉"), ("Volvo", "沃尔沃"), ("Toyota", "丰田"),
+                    ("Honda", "本田"), ("BMW", "宝马")],
                    [("我开一辆{zh}。", "I sold the {en} last week."), ("I drive a {en}.", "我把{zh}卖了。")])}
 
 
