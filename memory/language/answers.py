@@ -1020,7 +1020,8 @@ _SAYS_WHERE = re.compile(
     r"\b(?:located|address)\b|"
     # not a demonstrative, which says no place to a question asking which ("你住在那里。" to "我住在哪个城市？": a
     # sixth new user's trial; "there", "here")
-    r"(?:住在|位于|搬到了?|搬去了?|来自|在|到了?|从|去了?)(?![那这哪](?:里|儿|边))[\u4e00-\u9fff]{2}|网上|线上|附近|本地|"
+    r"(?:住在|位于|搬到了?|搬去了?|来自|(?<![现正实存所自])在|到了?|从|去了?)(?![那这哪](?:里|儿|边))[\u4e00-\u9fff]{2}|"
+    r"网上|线上|附近|本地|"
     r"(?:地点|地址|位置|地方|城市|国家)(?:是|为|在)", re.IGNORECASE)
 
 

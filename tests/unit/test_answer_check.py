@@ -1862,8 +1862,8 @@ def test_the_plain_answer_is_the_memory_holding_the_asked_slot_in_other_words(qu
        st.sampled_from([("那里", "there"), ("这里", "here"), ("那儿", "there")]))
 def test_a_demonstrative_is_no_place_to_a_question_asking_which(place: str, asked: tuple[str, str],
                                                                here: tuple[str, str]) -> None:
-    """A sixth new user's trial: "我住在哪个城市？" got "你住在那里。", copied from the memory "我上个月搬到了马尔默，现在
-    住在那里。". A demonstrative says no place; the plain answer gives the memory, which names it."""
+    """A sixth new user's trial: "我住在哪个城市？" got "你住在那里。", copied from the memory "我上个月搬到了马尔默，
+    现在住在那里。". A demonstrative says no place; the plain answer gives the memory, which names it."""
     question, answer = asked
     facts = [f"我上个月搬到了{place}，现在住在那里。", question]
     checked = check_answer(answer.format(d=here[0], e=here[1]), question, sources="\n".join(facts), facts=facts)
