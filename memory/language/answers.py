@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from typing import Protocol
 
 from memory.language.change import changes_of
+from memory.language.facts import time_or_measure
 from memory.language.junk import asks, is_junk, normalized, relative_times
 from memory.language.links import holders, named_things, same_holder
 from memory.language.meaning import (
@@ -42,6 +43,7 @@ from memory.language.slots import (
     held_slots,
     holds,
     named_first,
+    person,
     single_valued_slots,
 )
 from memory.language.temporal import (
@@ -469,6 +471,28 @@ def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
         if takes_over(mine, facts):
             return True
     return False
+
+
+def given_to_another(sentence: str, message: str) -> bool:
+    """To a statement about the user ("我已经不拉大提琴了，现在开始学攀岩。"), does ``sentence``, about someone else by
+    its kinship word ("你哥哥叫Erik，…现在正在学习攀岩。": a sixth new user's trial), say what the statement says? Words
+    of time ("现在", "now") are no claim of either."""
+    if asks(message) or not FIRST_PERSON.search(message) or person(message) != "self":
+        return False
+    mine = sentence
+    for pattern, said in _TO_FIRST:
+        mine = pattern.sub(said, mine)
+    if person(mine) == "self":
+        return False
+    said_of = {u for u in _impersonal_units(sentence) & _impersonal_units(message) if not time_or_measure(u)}
+    return bool(said_of - _person_units_of(mine))
+
+
+def _person_units_of(text: str) -> set[str]:
+    """The units of the kinship word ``text`` is about ("哥哥", "brother"), which a statement and a sentence about
+    another person may share without saying one thing."""
+    who = person(text)
+    return grounding_units(who) | {who}
 
 
 _MY_THING = r"\b(?:my|our)\s+[a-z]+(?:\s+(?!is\b|are\b|was\b|were\b)[a-z]+)?"  # "my waist size", "my blood type"
@@ -1330,6 +1354,8 @@ def check_sentence(sentence: str, message: str, *, sources: str | None, facts: S
         return None, "cut a sentence in the first person pieced together from several memories"
     if sources is not None and given_to_the_user(sentence, facts):
         return None, "cut a sentence that makes the user the one another person's fact is about"
+    if sources is not None and given_to_another(sentence, message):
+        return None, "cut a sentence that gives what the user said of themselves to another person"
     allowed = allowed_sources(sources or "", message, now)
     made_up = [] if sources is None else (
         invented(sentence, allowed, chinese=asks(message))

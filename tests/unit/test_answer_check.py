@@ -1868,3 +1868,26 @@ def test_a_demonstrative_is_no_place_to_a_question_asking_which(place: str, aske
     facts = [f"我上个月搬到了{place}，现在住在那里。", question]
     checked = check_answer(answer.format(d=here[0], e=here[1]), question, sources="\n".join(facts), facts=facts)
     assert place in checked.text and checked.changes, checked
+
+
+@given(st.sampled_from([("brother", "哥哥"), ("sister", "妹妹"), ("mother", "妈妈"), ("friend", "朋友")]),
+       st.sampled_from([("climbing", "攀岩"), ("yoga", "瑜伽"), ("the guitar", "吉他"), ("tennis", "网球")]),
+       _NAME_EN)
+def test_what_the_user_says_of_themselves_is_not_given_to_another(kin: tuple[str, str], thing: tuple[str, str],
+                                                                  name: str) -> None:
+    """A sixth new user's trial: "我已经不拉大提琴了，现在开始学攀岩。" got "…你哥哥叫Erik，他住在斯德哥尔摩，是一名
+    软件工程师，现在正在学习攀岩。": the user's new hobby given to the brother. To a statement about the user, a
+    sentence about someone else that says what the statement says is cut; one that says it of the user stands."""
+    en_kin, zh_kin = kin
+    en, zh = thing
+    message = f"我现在开始学{zh}了。"
+    facts = [f"我{zh_kin}叫{name}，他住在斯德哥尔摩。", message]
+    checked = check_answer(f"你{zh_kin}叫{name}，现在正在学习{zh}。", message, sources="\n".join(facts), facts=facts)
+    assert zh_kin not in checked.text and checked.changes, checked
+    message = f"I started {en} last week."
+    facts = [f"My {en_kin} {name} lives in Oslo.", message]
+    checked = check_answer(f"Your {en_kin} {name} is learning {en} too.", message, sources="\n".join(facts),
+                           facts=facts)
+    assert en_kin not in checked.text, checked
+    assert check_answer(f"Nice, you're learning {en}.", message, sources="\n".join(facts), facts=facts).text == \
+        f"Nice, you're learning {en}."
