@@ -116,11 +116,12 @@ def names_a_person_in(text: str) -> str | None:
 
 def chinese_name_after(text: str, word: str) -> str | None:
     """The person's name right after ``word`` in a Chinese ``text`` ("英格丽" of "我妹妹英格丽有两个孩子" after "妹妹":
-    jieba's part of speech nr; "Karim" of "我朋友Karim住在温哥华"), or None."""
+    jieba's part of speech nr; "Karim" of "我朋友Karim住在温哥华"; after 叫: "Erik" of "我哥哥叫Erik"), or None."""
     at = text.find(word)
     if at < 0:
         return None
     rest = text[at + len(word):]
+    rest = re.sub(r"^\s*(?:名叫|叫做|叫)", "", rest)  # "我哥哥叫Erik", "我妹妹名叫英格丽": the name after 叫
     latin = re.match(r"\s*([A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?)(?![A-Za-z0-9])", rest)
     if latin:  # a name in Latin letters ("我朋友Karim住在温哥华"): a Chinese sentence writes no capital of its own
         return latin.group(1)
