@@ -439,7 +439,12 @@ def takes_over(sentence: str, facts: Sequence[str]) -> bool:
     # a radiologist", not the user's "I work as a marine biologist", which shares only "work" (a third new user's
     # trial: turned to the user, the sister's job became theirs)
     restated = [f for f, n in zip(facts, shared, strict=True) if units and n == best and n * 2 >= len(units)]
-    return bool(restated) and not any(same_holder(sentence, f) and not _other_people(sentence, f) for f in restated)
+    # a name the memories give a kinship word is that person: "My brother is a chef now." restates "Erik quit…,
+    # he's a chef…" beside "我哥哥叫Erik…" (a sixth new user's trial: the brother's new job was cut as given to the
+    # user, and the old one quoted)
+    alias = aliases(facts) if restated else None
+    return bool(restated) and not any(same_holder(sentence, f, alias=alias) and not _other_people(sentence, f)
+                                      for f in restated)
 
 
 def _other_people(a: str, b: str) -> bool:
@@ -671,7 +676,10 @@ def unsupported(sentence: str, message: str, sources: str, facts: Sequence[str],
     others = _in_other_languages(sentence, facts)
     asked = asked_slots(message, alias)
     across = about_life and bool(others)
-    if across and ((asked and any(holds(f, asked, alias) for f in others)) or (restates is None and not asked)):
+    # with the judge across languages, one that holds it is judged by meaning too: "Your brother works as a teacher
+    # at school." beside "我哥哥…是一名软件工程师" (cosine 0.77; "…a software engineer." 0.82) stood for holding the
+    # brother's work (a sixth new user's trial)
+    if across and restates is None and (not asked or any(holds(f, asked, alias) for f in others)):
         return False
     # the time it is, said in time words, is the clock's to give and :func:`invented` checks its numbers ("It is
     # 10:04 now.", "现在是10点04分。" for "现在几点？" were cut as unsupported)
