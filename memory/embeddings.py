@@ -137,8 +137,19 @@ class AcrossLanguages:
     meaning, :data:`TRANSLATION_COSINE`); :meth:`same_name`, whether a name is one of some names written in the
     other language (:data:`NAME_COSINE`). Calibrated for the bundled e5 only."""
 
+    _KEEP = 4096  # names' vectors kept: a stated change compares its words with every neighbour's (links)
+
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
+        self._names: dict[str, list[float]] = {}
+
+    def _name_vectors(self, names: Sequence[str]) -> list[list[float]]:
+        missing = list(dict.fromkeys(n for n in names if n not in self._names))
+        if missing:
+            if len(self._names) + len(missing) > self._KEEP:
+                self._names.clear()
+            self._names.update(zip(missing, self._embedder.embed_documents(missing), strict=True))
+        return [self._names[n] for n in names]
 
     def __call__(self, sentence: str, texts: Sequence[str]) -> bool:
         pairs = [_without_shared(sentence, t) for t in texts]
@@ -155,7 +166,7 @@ class AcrossLanguages:
         :data:`NAME_COSINE`."""
         if not names:
             return 0.0
-        said, *others = self._embedder.embed_documents([name, *names])
+        said, *others = self._name_vectors([name, *names])
         return max(_cosine(said, v) for v in others)
 
 
