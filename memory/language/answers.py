@@ -17,7 +17,7 @@ from typing import Protocol
 
 from memory.language.change import changes_of
 from memory.language.facts import time_or_measure
-from memory.language.junk import asks, is_junk, normalized, relative_times
+from memory.language.junk import asks, is_junk, normalized, relative_times, thanks
 from memory.language.links import holders, named_things, same_holder
 from memory.language.meaning import (
     FUNCTION_CHARS,
@@ -596,6 +596,8 @@ def _impersonal_units(text: str) -> set[str]:
 
 NOT_TOLD = {"en": "You haven't told me that, so I don't know.", "zh": "你还没有告诉过我这件事，所以我不知道。"}
 NOTED = {"en": "Got it.", "zh": "好的，知道了。"}
+# to thanks ("谢谢" got "好的，知道了。": a sixth new user's trial)
+WELCOME = {"en": "You're welcome!", "zh": "不客气！"}
 REMEMBERED = {"en": "I'm not sure; what I remember is: ", "zh": "我不太确定；我记得的是："}
 # a memory in the other language than the message's, quoted as the user said it (a small model cannot be trusted
 # to translate it: :func:`told_in_another_language`)
@@ -1510,7 +1512,7 @@ def check_answer(answer: str, message: str, *, sources: str | None, facts: Seque
         newer = asked_of is not None and about == (replaced or {}).get(asked_of)
         clock = _CLOCK_LINE.match(now)
         if not asks(message) or reaction(message):  # "wild, right?" was not asked for a fact
-            text = NOTED[said]
+            text = WELCOME[said] if thanks(message) else NOTED[said]
         elif clock is not None and asks_the_time(message):  # the clock says it: "What time is it?", "今天几号？"
             date, time, weekday = clock.groups()
             zh_weekday = re.search(r"星期[一二三四五六日]", now)

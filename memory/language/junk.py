@@ -45,6 +45,17 @@ _SMALLTALK_ZH = (r"(好|好的|好吧|好啊|行|行吧|可以|嗯|嗯嗯|哦|�
 _TOKEN_ZH = rf"({_GREETING_ZH}|{_THANKS_ZH}|{_SMALLTALK_ZH})[啊呀呢吧哦啦了哈]*"
 _JUNK_ZH = re.compile(rf"^\W*{_TOKEN_ZH}([\s,，、!！.。~～]*{_TOKEN_ZH})*[!！~～。.,，\s]*$")
 
+# Thanks alone, maybe after a word of small talk ("ok thanks!", "谢谢", "好的，谢谢"): answered as thanks are.
+_THANKS_ONLY = re.compile(rf"^\W*(?:{_SMALLTALK_EN}[\s,;:!.~-]+)?{_THANKS_EN}{_ADDRESS_EN}\W*$|"
+                          rf"^\W*(?:{_SMALLTALK_ZH}[\s,，、!！.。~～]*)?{_THANKS_ZH}[啊呀呢吧哦啦了哈]*[!！~～。.,，\s]*$",
+                          re.IGNORECASE)
+
+
+def thanks(text: str) -> bool:
+    """Is ``text`` thanks and nothing else ("thanks!", "ok thank you", "谢谢", "好的，谢谢")?"""
+    return bool(_THANKS_ONLY.match(text.strip()))
+
+
 _QUESTION_END = re.compile(r"[?？]\s*$")
 # A sentence opening like a question and not closed like a statement ("When I was ten I lived in Paris." stays).
 _QUESTION_EN = re.compile(

@@ -16,6 +16,7 @@ from memory.language.answers import (
     NOTED,
     RECALLED,
     RETIMED,
+    WELCOME,
     SentenceGuard,
     asks_what_is_remembered,
     check_answer,
@@ -1922,3 +1923,12 @@ def test_a_translation_that_swaps_what_the_memory_says_is_cut() -> None:
                            facts=facts, restates=judge)
         assert now.text == f"Your {en_kin} is a chef in a restaurant now.", now
     assert cut >= 6, cut
+
+
+@pytest.mark.parametrize(("message", "said"), [("thanks!", "en"), ("ok thank you", "en"), ("谢谢", "zh"),
+                                               ("好的，谢谢", "zh")])
+def test_thanks_are_answered_as_thanks(message: str, said: str) -> None:
+    """A sixth new user's trial: "谢谢" got "好的，知道了。" (the plain acknowledgement of a statement)."""
+    assert check_answer("", message, sources=message, facts=[message]).text == WELCOME[said]
+    assert check_answer("", "Thanks, I moved to Lyon.", sources="x", facts=["Thanks, I moved to Lyon."]).text == \
+        NOTED["en"]
