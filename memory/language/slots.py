@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from memory.language.text import CJK
-from memory.language.words import chinese_name_after, names_a_person_first, names_a_person_in
+from memory.language.words import chinese_name_after, names_a_person_first, names_a_person_in, spelled
 
 PERSON_EN = ("sister", "brother", "wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad",
              "boyfriend", "girlfriend", "partner", "boss", "friend", "colleague", "grandmother", "grandfather",
@@ -248,7 +248,8 @@ def single_valued(keys: frozenset[str]) -> frozenset[str]:
 
 def aliases(texts: Sequence[str]) -> dict[str, str]:
     """Names the user's own words give a kinship word ("My sister Ingrid…", "我妹妹英格丽…": "ingrid" and "英格丽" are
-    "sister"), from ``texts`` (memories): a name given two kinship words is nobody's alias."""
+    "sister"; a Chinese name's pinyin too, "anna" of 安娜), from ``texts`` (memories): a name given two kinship words
+    is nobody's alias."""
     found: dict[str, set[str]] = {}
     for text in texts:
         who = person(text)
@@ -260,6 +261,9 @@ def aliases(texts: Sequence[str]) -> dict[str, str]:
         name = after.group(1).lower() if after and after.group(1)[0].isupper() else chinese_name_after(text, who)
         if name:
             found.setdefault(name.lower(), set()).add(kin)
+            if CJK.search(name):  # and its pinyin, as an English sentence may write it ("Anna quit nursing" after
+                # "我有一个姐姐叫安娜": a seventh new user's trial never linked the sister's new job)
+                found.setdefault(spelled(name), set()).add(kin)
     return {name: next(iter(kins)) for name, kins in found.items() if len(kins) == 1}
 
 

@@ -185,6 +185,13 @@ ROMANIZED_LONGEST = 4  # characters: a place or a person's given and family name
 
 
 @cache
+def spelled(name: str) -> str:
+    """A Chinese ``name`` in toneless pinyin, lower case, without spaces ("anna" of 安娜, "lina" of 莉娜)."""
+    from pypinyin import lazy_pinyin
+
+    return "".join(lazy_pinyin(name)).lower()
+
+
 def romanized(text: str) -> frozenset[str]:
     """Every run of two to :data:`ROMANIZED_LONGEST` Chinese characters of ``text`` in toneless pinyin, lower case
     and without spaces ("我住在成都" holds "chengdu", "zhucheng", …): what an English sentence writes for a Chinese
