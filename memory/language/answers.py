@@ -990,11 +990,21 @@ def says_only_the_question(sentence: str, message: str) -> bool:
     return bool(units) and units <= said(message)
 
 
+# A statement with a tag question after it ("The weather is so grey today, isn't it?", "今天好冷，对吧？").
+_TAGGED = re.compile(r",\s*(?:(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|can't|haven't|hasn't)"
+                     r"\s+(?:it|they|you|he|she|we|there|that)|right|eh|huh|no)\s*\?+\s*$|"
+                     r"[，,]\s*(?:对吧|是吧|是不是|对不对|不是吗)[？?]+\s*$", re.IGNORECASE)
+
+
 def reaction(message: str) -> bool:
     """Is ``message`` a reaction put as a question ("wild, right?", "really?", "真的吗？"): no question word, two
-    content words or fewer, nothing of the user's life asked? It asks for no fact: it is answered as small talk."""
-    return (asks(message) and not _QUESTION_WORD.search(message) and len(_impersonal_units(message)) <= 2
-            and not _asks_of_the_users_life(message))
+    content words or fewer, nothing of the user's life asked? Or a remark with a tag question ("The weather is so
+    grey today, isn't it?": a seventh new user's trial was told "You haven't told me that"), not of the user ("I live
+    in Oslo, right?" asks to confirm)? It asks for no fact: it is answered as small talk."""
+    if not asks(message) or _asks_of_the_users_life(message):
+        return False
+    return bool(_TAGGED.search(message) and not FIRST_PERSON.search(message)) or (not _QUESTION_WORD.search(message)
+                                             and len(_impersonal_units(message)) <= 2)
 
 
 def commentary(sentence: str, message: str, sources: str) -> bool:

@@ -26,6 +26,7 @@ from memory.language.answers import (
     echoes_prompt,
     invented,
     off_topic,
+    reaction,
     recites,
     repeats_a_question,
     replacements,
@@ -1932,3 +1933,15 @@ def test_thanks_are_answered_as_thanks(message: str, said: str) -> None:
     assert check_answer("", message, sources=message, facts=[message]).text == WELCOME[said]
     assert check_answer("", "Thanks, I moved to Lyon.", sources="x", facts=["Thanks, I moved to Lyon."]).text == \
         NOTED["en"]
+
+
+@pytest.mark.parametrize(("message", "small_talk"), [
+    ("The weather is so grey today, isn't it?", True), ("That film was long, wasn't it?", True),
+    ("今天好冷，对吧？", True), ("I live in Oslo, right?", False), ("我住在杭州，对吧？", False),
+    ("What's the weather like today?", False)])
+def test_a_remark_with_a_tag_question_is_small_talk(message: str, small_talk: bool) -> None:
+    """A seventh new user's trial: "The weather is so grey today, isn't it?" got "You haven't told me that, so I
+    don't know." A remark with a tag question asks no fact; one about the user asks to confirm it."""
+    assert reaction(message) is small_talk
+    if small_talk:
+        assert check_answer("", message, sources=message, facts=[message]).text == NOTED[language(message)]
