@@ -349,12 +349,29 @@ def _first_person_only(sentence: str) -> bool:
     return bool(_FIRST_PERSON_EN.search(sentence) or "我" in sentence) and not _SECOND_PERSON.search(sentence)
 
 
+# Who the speaker says they are: "I'm Jonas", "my name is Jonas", "我是王芳", "我叫Jonas".
+_SAYS_WHO = re.compile(r"\b(?i:i'm|i’m|i am|my name is|call me)\s+([A-Z][a-z]+)\b|"
+                       r"我(?:是|叫)([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})")
+
+
+def _claims_the_users_name(sentence: str, facts: Sequence[str]) -> bool:
+    """Does ``sentence`` say the speaker is someone the user's memories say the user is ("I'm Jonas and I have been
+    to several places in the world." to "What do you remember about me?" beside "I'm Jonas": a seventh new user's
+    trial)? The assistant is nobody of the user's memories."""
+    said = {n.lower() for m in _SAYS_WHO.finditer(sentence) for n in m.groups() if n}
+    return bool(said) and any(n.lower() in said for f in facts[:-1] for m in _SAYS_WHO.finditer(f)
+                              for n in m.groups() if n)
+
+
 def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     """Is ``sentence`` one of the user's facts said in the user's voice ("I live in Hangzhou." to "Where do I
     live?")? It speaks in the first person and half its content comes from one of ``facts`` (the recalled
-    memories and the message). "I don't remember that" is the assistant speaking: it restates no fact."""
+    memories and the message), or it says the speaker is the user by a name the memories give the user ("I'm
+    Jonas…"). "I don't remember that" is the assistant speaking: it restates no fact."""
     if not _first_person_only(sentence):
-        return False  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
+        return False
+    if _claims_the_users_name(sentence, facts):
+        return True  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
     bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
     if _mirrors(sentence, facts[-1:]):
         return True

@@ -1945,3 +1945,16 @@ def test_a_remark_with_a_tag_question_is_small_talk(message: str, small_talk: bo
     assert reaction(message) is small_talk
     if small_talk:
         assert check_answer("", message, sources=message, facts=[message]).text == NOTED[language(message)]
+
+
+@given(_NAME_EN, st.sampled_from(["I'm {n}", "My name is {n}"]),
+       st.sampled_from(["What do you remember about me?", "What do you know about me?"]))
+def test_the_assistant_saying_it_is_the_user_by_name_speaks_as_the_user(name: str, told: str, question: str) -> None:
+    """A seventh new user's trial: "What do you remember about me?" got "I'm Jonas and I have been to several places
+    in the world." (the user's name as the assistant's, then a life nobody told). A sentence whose speaker is the
+    user by a name the memories give the user is the user's voice: said to the user, and judged as the user's life."""
+    facts = [told.format(n=name), "I work as a civil engineer.", question]
+    checked = check_answer(f"I'm {name} and I have been to several places in the world.", question,
+                           sources="\n".join(facts), facts=facts)
+    assert "several places" not in checked.text and f"I'm {name}" not in checked.text, checked
+    assert check_answer(f"I'm {name}.", question, sources="\n".join(facts), facts=facts).text == f"You're {name}."
