@@ -184,7 +184,6 @@ def quoted(text: str) -> list[str]:
 ROMANIZED_LONGEST = 4  # characters: a place or a person's given and family name ("乌鲁木齐", "欧阳小雨" are 4)
 
 
-@cache
 def spelled(name: str) -> str:
     """A Chinese ``name`` in toneless pinyin, lower case, without spaces ("anna" of 安娜, "lina" of 莉娜)."""
     from pypinyin import lazy_pinyin
@@ -192,6 +191,7 @@ def spelled(name: str) -> str:
     return "".join(lazy_pinyin(name)).lower()
 
 
+@cache
 def romanized(text: str) -> frozenset[str]:
     """Every run of two to :data:`ROMANIZED_LONGEST` Chinese characters of ``text`` in toneless pinyin, lower case
     and without spaces ("我住在成都" holds "chengdu", "zhucheng", …): what an English sentence writes for a Chinese
