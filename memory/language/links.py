@@ -245,11 +245,13 @@ def named_across(new: str, old: str, judge: SameName) -> tuple[str, float] | Non
     """A thing two statements in different languages both name, each in its own ("climbing" of "I gave up climbing"
     and 攀岩 of "我周末喜欢攀岩"; "Munich" and 慕尼黑), by ``judge`` (e5: the two words' cosine at least
     :data:`memory.embeddings.NAME_COSINE`): the English word and its cosine (the nearest such), or None."""
-    words, nouns = _things_across(new, old)
-    if not words or not nouns or bool(_CJK_RUN.search(new)) == bool(_CJK_RUN.search(old)):
+    if bool(_CJK_RUN.search(new)) == bool(_CJK_RUN.search(old)):
         return None
-    scored = [(judge.name_cosine(w, nouns), w) for w in words if judge.same_name(w, nouns)]
-    return max(((w, c) for c, w in scored), key=lambda x: x[1], default=None)
+    words, nouns = _things_across(new, old)
+    if not nouns:
+        return None
+    named = [(w, judge.name_cosine(w, nouns)) for w in words if judge.same_name(w, nouns)]
+    return max(named, key=lambda found: found[1], default=None)
 
 
 def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozenset[str] = frozenset(),
@@ -284,18 +286,16 @@ def link(new: str, old: str, cosine: float, config: LinkConfig, common: frozense
         by_name = set(shared) <= _name_units(held_new | held_old)
         return Link(True, f"the same {', '.join(repr(_as_written(s, new)) for s in shared[:3])}", named=True,
                     by_name=by_name)
-    # the same thing named in each language ("I gave up climbing" and "我周末喜欢攀岩"), where no word can be shared
-    two_languages = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
-    two_languages = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # extra evidence where the slot table knows the subject, for a person both name ("小王住在西安" names nobody
     # the table knows: its slot would be taken for the user's)
     known = held_new & held_old
     same_slots = single_valued(slots_as(new, alias)) & single_valued(slots_as(old, alias)) if known else frozenset()
     # across English and Chinese the embedder puts the same statement far apart (0.81 for one passport)
+    across = bool(_CJK_RUN.search(new)) != bool(_CJK_RUN.search(old))
     # a stated change of the slot ("I moved to Shanghai" after "I live in Beijing") is evidence enough at the
     # entity threshold; the slot alone ("... at work") needs the word threshold
-    needed = (config.person_slot_cosine_across if two_languages and known - {"self"} else config.slot_cosine_across
-              if two_languages else config.entity_cosine if says_change(new) else config.word_cosine)
+    needed = (config.person_slot_cosine_across if across and known - {"self"} else config.slot_cosine_across
+              if across else config.entity_cosine if says_change(new) else config.word_cosine)
     if same_slots and cosine >= needed:
         return Link(True, f"the same {sorted(same_slots)[0].replace(':', ' ')}")
     near = config.near_cosine_zh if _CJK_RUN.search(new) and _CJK_RUN.search(old) else config.near_cosine
@@ -333,7 +333,7 @@ def _other_kind(a: frozenset[str], b: frozenset[str]) -> str | None:
                                   f"{min(k for k in b if k.rsplit(':', 1)[0] in kinds)}"
 
 
-def kinds_agree(new: frozenset[str], old: frozenset[str]) -> bool:
+def _kinds_agree(new: frozenset[str], old: frozenset[str]) -> bool:
     """May a stated change whose one-valued slots are ``new`` have changed a memory whose are ``old``? Where the
     table knows either, they share one: "我上个月搬到汉堡了，不再住慕尼黑" (where the user lives) changed nothing of "我
     有一只猫，叫年糕" (nearest in meaning), nor "I play chess now instead" the pharmacist's job (a fifth new user's
@@ -379,12 +379,14 @@ def links_to(new: str, neighbours: Sequence[tuple[str, float]], config: LinkConf
         kinds = single_valued(slots_as(new, alias))
         fits = [n for n, (text, cosine) in enumerate(neighbours)
                 if same_holder(new, text, known=True, alias=alias)
-                and kinds_agree(kinds, single_valued(slots_as(text, alias)))]
+                and _kinds_agree(kinds, single_valued(slots_as(text, alias)))]
         # what it names, named in the other language by the one that names it nearest ("I gave up climbing" and
         # "我周末喜欢攀岩": a fifth new user's trial guessed "I'm Lena" instead), where no word can be shared
-        named = [(score, n, word) for n in fits if across is not None and neighbours[n][1] >=
-                 config.person_slot_cosine_across and (found_across := named_across(new, neighbours[n][0], across))
-                 for word, score in (found_across,)]
+        named: list[tuple[float, int, str]] = []
+        for n in fits:
+            if across is not None and neighbours[n][1] >= config.person_slot_cosine_across and (
+                    thing := named_across(new, neighbours[n][0], across)) is not None:
+                named.append((thing[1], n, thing[0]))
         if named:
             _, best, word = max(named)
             found[best] = Link(True, f"a stated change, naming {word!r} in the other language", weak=True)
