@@ -369,9 +369,9 @@ def speaks_as_user(sentence: str, facts: Sequence[str]) -> bool:
     memories and the message), or it says the speaker is the user by a name the memories give the user ("I'm
     Jonas…"). "I don't remember that" is the assistant speaking: it restates no fact."""
     if not _first_person_only(sentence):
-        return False
+        return False  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
     if _claims_the_users_name(sentence, facts):
-        return True  # "I remember you're an architect" / "我记得你是建筑师": the assistant, speaking to the user
+        return True
     bare = re.sub(r"我们?|\b(?:I|my|me|mine|we|our|us)\b", " ", sentence, flags=re.IGNORECASE)
     if _mirrors(sentence, facts[-1:]):
         return True
@@ -479,6 +479,14 @@ _TO_FIRST = ((re.compile(r"\byou(?:'|’)re\b", re.IGNORECASE), "I'm"), (re.comp
              (re.compile(r"\byou\b", re.IGNORECASE), "I"), (re.compile(r"你们"), "我们"), (re.compile(r"你"), "我"))
 
 
+def _as_the_user(text: str) -> str:
+    """``text`` said to the user, as the user would say it ("Your brother…" -> "my brother…"; the inverse of
+    :func:`second_person`)."""
+    for pattern, said in _TO_FIRST:
+        text = pattern.sub(said, text)
+    return text
+
+
 def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
     """Does a clause of ``sentence`` that speaks to the user ("You teach at a school now.", "so you are a pilot
     too!") restate only facts about someone else ("Ines quit flying, she teaches at a school now.", "My sister Ines
@@ -487,10 +495,7 @@ def given_to_the_user(sentence: str, facts: Sequence[str]) -> bool:
     for clause in clauses(sentence):
         if not _SECOND_PERSON.search(clause):
             continue
-        mine = clause
-        for pattern, said in _TO_FIRST:
-            mine = pattern.sub(said, mine)
-        if takes_over(mine, facts):
+        if takes_over(_as_the_user(clause), facts):
             return True
     return False
 
@@ -501,9 +506,7 @@ def given_to_another(sentence: str, message: str) -> bool:
     of time ("现在", "now") are no claim of either."""
     if asks(message) or not FIRST_PERSON.search(message) or person(message) != "self":
         return False
-    mine = sentence
-    for pattern, said in _TO_FIRST:
-        mine = pattern.sub(said, mine)
+    mine = _as_the_user(sentence)
     if person(mine) == "self":
         return False
     said_of = {u for u in _impersonal_units(sentence) & _impersonal_units(message) if not time_or_measure(u)}
@@ -1617,8 +1620,8 @@ def replacements(recalled: Sequence[tuple[str, str]], message: str, *, windowed:
             newest = text
         elif chain == "earlier":  # the newest above it; else, ranked below it (a question about the user in
             # general marks chains at any rank: memory.recall.mark_chains), the first below
-            below = next((t for t, c in recalled[n + 1:] if c == "now"), None)
-            if (newer := newest if newest is not None else below) is not None:
+            newer = newest if newest is not None else next((t for t, c in recalled[n + 1:] if c == "now"), None)
+            if newer is not None:
                 out.setdefault(text, newer)
     return out
 
